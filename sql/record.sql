@@ -1,0 +1,23 @@
+-- Record (or refresh) how an error was resolved. SPEC §5 UPSERT.
+-- Parameters:
+--   :error        the raw error text (normalised here into the key)
+--   :resolution   JSON object: {"resolvedBy", "tool", "toolSequence", ...}
+--   :resolved_by  tool that resolved it
+--   :tool_sequence JSON array of tool names
+--   :ts           ISO 8601 UTC time; defaults to now
+-- No embedding is computed here: the batch job does that later.
+INSERT INTO error_kb (ts, error_normalized, error_raw, resolution, resolved_by, tool_sequence, use_count)
+VALUES (
+  coalesce(:ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  normalize_error(:error),
+  :error,
+  :resolution,
+  :resolved_by,
+  :tool_sequence,
+  1
+)
+ON CONFLICT(error_normalized) DO UPDATE SET
+  ts = excluded.ts, error_raw = excluded.error_raw, resolution = excluded.resolution,
+  resolved_by = excluded.resolved_by, tool_sequence = excluded.tool_sequence,
+  use_count = use_count + 1
+RETURNING id, error_normalized, use_count;

@@ -1,0 +1,51 @@
+-- errkb schema. Idempotent: safe to run on every open, on an empty file or
+-- on a database made by the original JavaScript system (same tables).
+-- Needs the extension loaded first (vec0 comes from it).
+
+PRAGMA journal_mode = WAL;
+
+CREATE TABLE IF NOT EXISTS events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  v INTEGER DEFAULT 1,
+  type TEXT NOT NULL,            -- 'tool_use' | 'tool_error' | ...
+  ts TEXT NOT NULL,              -- ISO 8601 UTC, millisecond precision, 'Z'
+  session_id TEXT NOT NULL,
+  project TEXT,                  -- last path component of project_path
+  project_path TEXT,
+  data JSON NOT NULL             -- event-specific fields
+);
+CREATE INDEX IF NOT EXISTS idx_events_session ON events(session_id, ts);
+CREATE INDEX IF NOT EXISTS idx_events_project_type ON events(project_path, type, ts);
+CREATE INDEX IF NOT EXISTS idx_events_type ON events(type, ts);
+
+CREATE TABLE IF NOT EXISTS error_kb (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  ts TEXT NOT NULL,
+  error_normalized TEXT NOT NULL UNIQUE,
+  error_raw TEXT,
+  resolution TEXT,               -- JSON object: resolvedBy, tool, toolSequence, ...
+  resolved_by TEXT,
+  tool_sequence TEXT,            -- JSON array of tool names
+  use_count INTEGER DEFAULT 0,
+  last_used TEXT
+);
+-- Stage 1 of kb_search (exact) and the UPSERT's conflict target.
+CREATE UNIQUE INDEX IF NOT EXISTS idx_error_kb_error ON error_kb(error_normalized);
+-- Stage 2 of kb_search (prefix): an ASCII case-insensitive range scan.
+CREATE INDEX IF NOT EXISTS idx_error_kb_error_nocase ON error_kb(error_normalized COLLATE NOCASE);
+
+CREATE VIRTUAL TABLE IF NOT EXISTS vec_error_kb USING vec0(
+  error_kb_id INTEGER PRIMARY KEY,
+  embedding float[384]
+);
+
+CREATE TABLE IF NOT EXISTS analysis_cache (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  ts TEXT NOT NULL,
+  project TEXT,
+  days INTEGER,
+  input_hash TEXT,
+  analysis JSON NOT NULL
+);
+
+PRAGMA user_version = 1;

@@ -1,0 +1,95 @@
+//! The scalar SQL functions: argument handling, results and the panic guard
+//! shared by all of them. The logic itself lives in its own module.
+
+use std::borrow::Cow;
+use std::ffi::c_int;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use sqlite_loadable::prelude::*;
+use sqlite_loadable::{api, Error, FunctionFlags, Result};
+
+use crate::{normalize, similarity, version};
+
+pub type ScalarFn = fn(*mut sqlite3_context, &[*mut sqlite3_value]) -> Result<()>;
+
+pub struct ScalarFunction {
+    pub name: &'static str,
+    pub n_args: c_int,
+    pub func: ScalarFn,
+    pub flags: FunctionFlags,
+}
+
+const PURE: FunctionFlags = FunctionFlags::from_bits_truncate(
+    FunctionFlags::UTF8.bits() | FunctionFlags::DETERMINISTIC.bits() | FunctionFlags::INNOCUOUS.bits(),
+);
+const INFO: FunctionFlags = FunctionFlags::UTF8;
+
+/// Every scalar function errkb adds; `lib.rs` registers them in one loop.
+pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
+    ScalarFunction { name: "normalize_error", n_args: 1, func: normalize_error, flags: PURE },
+    ScalarFunction { name: "keyword_overlap", n_args: 2, func: keyword_overlap, flags: PURE },
+    ScalarFunction { name: "length_ratio", n_args: 2, func: length_ratio, flags: PURE },
+    ScalarFunction { name: "errkb_version", n_args: 0, func: errkb_version, flags: PURE },
+    ScalarFunction { name: "errkb_debug", n_args: 0, func: errkb_debug, flags: INFO },
+    ScalarFunction { name: "errkb_debug", n_args: 1, func: errkb_debug, flags: INFO },
+];
+
+/// Run `func`, turning a panic into a SQL error: unwinding into SQLite's C
+/// frames would abort the user's shell.
+pub fn guarded(name: &'static str, func: ScalarFn) -> impl Fn(*mut sqlite3_context, &[*mut sqlite3_value]) -> Result<()> {
+    move |ctx, args| {
+        catch_unwind(AssertUnwindSafe(|| func(ctx, args))).unwrap_or_else(|panic| {
+            let detail = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(Error::new_message(format!(
+                "{name}(): internal error ({detail}); the database is unchanged, please report this"
+            )))
+        })
+    }
+}
+
+/// A text argument: NULL → `None`; blobs and invalid UTF-8 are read as
+/// text with U+FFFD for bad bytes (what the original JavaScript system saw).
+fn text_arg<'a>(args: &[*mut sqlite3_value], i: usize) -> Option<Cow<'a, str>> {
+    args.get(i).and_then(crate::sqlite::value_bytes).map(String::from_utf8_lossy)
+}
+
+fn normalize_error(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    match text_arg(args, 0) {
+        Some(raw) => api::result_text(ctx, normalize::normalize_error(&raw)),
+        None => Ok(api::result_null(ctx)),
+    }
+}
+
+fn keyword_overlap(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    match (text_arg(args, 0), text_arg(args, 1)) {
+        (Some(a), Some(b)) => api::result_int64(ctx, similarity::keyword_overlap(&a, &b) as i64),
+        _ => api::result_null(ctx),
+    }
+    Ok(())
+}
+
+fn length_ratio(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    match (text_arg(args, 0), text_arg(args, 1)) {
+        (Some(a), Some(b)) => api::result_double(ctx, similarity::length_ratio(&a, &b)),
+        _ => api::result_null(ctx),
+    }
+    Ok(())
+}
+
+fn errkb_version(ctx: *mut sqlite3_context, _args: &[*mut sqlite3_value]) -> Result<()> {
+    api::result_text(ctx, version::VERSION)
+}
+
+/// `errkb_debug()` describes the build; `errkb_debug('panic')` panics on
+/// purpose, to show that a crash inside errkb comes back as a SQL error.
+fn errkb_debug(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    match text_arg(args, 0).as_deref() {
+        None if args.is_empty() => api::result_text(ctx, version::debug_report()),
+        Some("panic") => panic!("deliberate panic requested by errkb_debug('panic')"),
+        _ => Err(Error::new_message("errkb_debug(): the only argument it takes is 'panic'")),
+    }
+}

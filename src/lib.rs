@@ -1,0 +1,55 @@
+//! errkb: an error knowledge base for AI coding agents, as a SQLite
+//! loadable extension. `.load ./errkb` registers everything below, plus
+//! sqlite-vec (`vec0`, `vec_*`), so one load gives the whole SQL surface.
+
+mod functions;
+pub mod js;
+pub mod normalize;
+mod search;
+pub mod similarity;
+mod sqlite;
+mod version;
+
+use std::ffi::{c_char, c_int, c_uint};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use sqlite_loadable::prelude::*;
+use sqlite_loadable::{define_scalar_function, define_table_function, Error, Result};
+
+use functions::{guarded, SCALAR_FUNCTIONS};
+use search::KbSearchTable;
+
+extern "C" {
+    /// sqlite-vec's entry point, compiled from vendor/ by build.rs.
+    fn sqlite3_vec_init(db: *mut sqlite3, pz_err_msg: *mut *mut c_char, api: *const sqlite3_api_routines) -> c_int;
+}
+
+/// The entry point SQLite looks up for `.load ./errkb` (from the file name).
+///
+/// # Safety
+/// Called by SQLite with a live connection and its API table.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_errkb_init(
+    db: *mut sqlite3,
+    pz_err_msg: *mut *mut c_char,
+    p_api: *mut sqlite3_api_routines,
+) -> c_uint {
+    sqlite::set_api(p_api);
+    register_entrypoint(db, pz_err_msg, p_api, |db| {
+        catch_unwind(AssertUnwindSafe(|| register(db, pz_err_msg, p_api)))
+            .unwrap_or_else(|_| Err(Error::new_message("errkb: internal error while loading")))
+    })
+}
+
+fn register(db: *mut sqlite3, pz_err_msg: *mut *mut c_char, p_api: *mut sqlite3_api_routines) -> Result<()> {
+    // SAFETY: the same arguments SQLite gave us, passed on unchanged.
+    let rc = unsafe { sqlite3_vec_init(db, pz_err_msg, p_api) };
+    if rc != 0 {
+        return Err(Error::new_message(format!("errkb: sqlite-vec failed to load (code {rc})")));
+    }
+    for f in SCALAR_FUNCTIONS {
+        define_scalar_function(db, f.name, f.n_args, guarded(f.name, f.func), f.flags)?;
+    }
+    define_table_function::<KbSearchTable>(db, "kb_search", None)?;
+    Ok(())
+}

@@ -1,0 +1,207 @@
+//! A small safe layer over the SQLite C API, as handed to the extension.
+//!
+//! sqlite-loadable covers defining functions and virtual tables, but its
+//! statement API cannot bind blobs, read column types or report SQLite's
+//! error message. kb_search needs all three, so this module wraps the few
+//! calls it uses from the `sqlite3_api_routines` table the host passes to
+//! the entry point. All raw pointers stay in here.
+
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+use sqlite_loadable::prelude::{sqlite3, sqlite3_api_routines};
+use sqlite3ext_sys::sqlite3_stmt;
+
+const SQLITE_ROW: c_int = 100;
+const SQLITE_DONE: c_int = 101;
+const SQLITE_INTEGER: c_int = 1;
+const SQLITE_FLOAT: c_int = 2;
+const SQLITE_TEXT: c_int = 3;
+const SQLITE_BLOB: c_int = 4;
+
+static API: AtomicPtr<sqlite3_api_routines> = AtomicPtr::new(ptr::null_mut());
+
+/// Remember the host's API table; called from the entry point.
+pub fn set_api(api: *mut sqlite3_api_routines) {
+    if !api.is_null() {
+        API.store(api, Ordering::Release);
+    }
+}
+
+fn api() -> Result<&'static sqlite3_api_routines, String> {
+    let api = API.load(Ordering::Acquire);
+    // SAFETY: the pointer comes from SQLite's entry point call and the table
+    // it points to lives as long as the SQLite library itself.
+    unsafe { api.as_ref() }.ok_or_else(|| "errkb: extension not initialised".to_owned())
+}
+
+macro_rules! call {
+    ($api:expr, $name:ident ( $($arg:expr),* )) => {
+        ($api.$name.ok_or(concat!("errkb: this SQLite lacks sqlite3_", stringify!($name)))?)($($arg),*)
+    };
+}
+
+/// SQLite's version string at run time (the host's, not the headers').
+pub fn libversion() -> String {
+    api()
+        .and_then(|api| unsafe {
+            let p = call!(api, libversion());
+            Ok(CStr::from_ptr(p).to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|e| e)
+}
+
+/// An owned SQLite value, detached from the statement that produced it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(String),
+    Blob(Vec<u8>),
+}
+
+/// A prepared statement on a borrowed connection; finalised on drop.
+pub struct Statement {
+    db: *mut sqlite3,
+    stmt: *mut sqlite3_stmt,
+    api: &'static sqlite3_api_routines,
+}
+
+impl Statement {
+    pub fn prepare(db: *mut sqlite3, sql: &str) -> Result<Self, String> {
+        let api = api()?;
+        let mut stmt = ptr::null_mut();
+        let len = c_int::try_from(sql.len()).map_err(|_| "statement too long".to_owned())?;
+        // SAFETY: db is the live connection SQLite called us with; sql is
+        // passed with its length, so it needs no NUL terminator.
+        let rc = unsafe {
+            call!(api, prepare_v2(db.cast(), sql.as_ptr().cast::<c_char>(), len, &mut stmt, ptr::null_mut()))
+        };
+        if rc != 0 || stmt.is_null() {
+            return Err(errmsg(api, db));
+        }
+        Ok(Statement { db, stmt: stmt.cast(), api })
+    }
+
+    pub fn bind_text(&mut self, index: c_int, text: &str) -> Result<(), String> {
+        self.bind_text_bytes(index, text.as_bytes())
+    }
+
+    /// Bind bytes as TEXT without checking that they are UTF-8 (range bounds
+    /// may end in a byte that no UTF-8 text contains).
+    pub fn bind_text_bytes(&mut self, index: c_int, text: &[u8]) -> Result<(), String> {
+        let len = c_int::try_from(text.len()).map_err(|_| "text too long".to_owned())?;
+        // SAFETY: SQLITE_TRANSIENT makes SQLite copy the bytes before returning.
+        let rc = unsafe {
+            call!(self.api, bind_text(self.stmt.cast(), index, text.as_ptr().cast::<c_char>(), len, transient()))
+        };
+        self.check(rc)
+    }
+
+    pub fn bind_double(&mut self, index: c_int, value: f64) -> Result<(), String> {
+        // SAFETY: plain value.
+        let rc = unsafe { call!(self.api, bind_double(self.stmt.cast(), index, value)) };
+        self.check(rc)
+    }
+
+    /// Advance to the next row: `Ok(true)` when there is one.
+    pub fn step(&mut self) -> Result<bool, String> {
+        // SAFETY: the statement is live until drop.
+        match unsafe { call!(self.api, step(self.stmt.cast())) } {
+            SQLITE_ROW => Ok(true),
+            SQLITE_DONE => Ok(false),
+            _ => Err(errmsg(self.api, self.db)),
+        }
+    }
+
+    /// Column `i` of the current row.
+    pub fn column(&self, i: c_int) -> Value {
+        let stmt = self.stmt.cast();
+        let column = || -> Result<Value, String> {
+            // SAFETY: only called after step() returned a row; pointers
+            // returned by column_text/blob are valid until the next step, and
+            // are copied out at once.
+            unsafe {
+                Ok(match call!(self.api, column_type(stmt, i)) {
+                    SQLITE_INTEGER => Value::Integer(call!(self.api, column_int64(stmt, i))),
+                    SQLITE_FLOAT => Value::Real(call!(self.api, column_double(stmt, i))),
+                    SQLITE_TEXT => {
+                        let p = call!(self.api, column_text(stmt, i));
+                        let n = call!(self.api, column_bytes(stmt, i));
+                        Value::Text(String::from_utf8_lossy(raw_bytes(p.cast(), n)).into_owned())
+                    }
+                    SQLITE_BLOB => {
+                        let p = call!(self.api, column_blob(stmt, i));
+                        let n = call!(self.api, column_bytes(stmt, i));
+                        Value::Blob(raw_bytes(p.cast(), n).to_vec())
+                    }
+                    _ => Value::Null,
+                })
+            }
+        };
+        column().unwrap_or(Value::Null)
+    }
+
+    fn check(&self, rc: c_int) -> Result<(), String> {
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(errmsg(self.api, self.db))
+        }
+    }
+}
+
+impl Drop for Statement {
+    fn drop(&mut self) {
+        if let Some(finalize) = self.api.finalize {
+            // SAFETY: finalised exactly once.
+            unsafe { finalize(self.stmt.cast()) };
+        }
+    }
+}
+
+/// SQLITE_TRANSIENT: "copy the value now" (the C macro is `(destructor)-1`).
+fn transient() -> Option<unsafe extern "C" fn(*mut c_void)> {
+    // SAFETY: SQLite compares this pointer against -1 and never calls it.
+    unsafe { std::mem::transmute::<isize, Option<unsafe extern "C" fn(*mut c_void)>>(-1) }
+}
+
+/// # Safety
+/// `p` must point to `n` readable bytes (or be null).
+unsafe fn raw_bytes<'a>(p: *const u8, n: c_int) -> &'a [u8] {
+    if p.is_null() || n <= 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(p, n as usize)
+    }
+}
+
+fn errmsg(api: &sqlite3_api_routines, db: *mut sqlite3) -> String {
+    let message = || -> Result<String, String> {
+        // SAFETY: errmsg returns a NUL-terminated string owned by SQLite.
+        unsafe {
+            let p = call!(api, errmsg(db.cast()));
+            Ok(if p.is_null() { "unknown SQLite error".into() } else { CStr::from_ptr(p).to_string_lossy().into_owned() })
+        }
+    };
+    message().unwrap_or_else(|e| e)
+}
+
+/// The bytes of a function argument, or `None` for SQL NULL. Text, numbers
+/// and blobs all come back as their bytes (numbers as SQLite's text form).
+pub fn value_bytes<'a>(value: &*mut sqlite_loadable::prelude::sqlite3_value) -> Option<&'a [u8]> {
+    let api = api().ok()?;
+    // SAFETY: value is an argument SQLite passed to the current call; per the
+    // SQLite docs, value_blob is called before value_bytes. The bytes stay
+    // valid for the duration of the call, which outlives every use here.
+    unsafe {
+        if api.value_type?(*value) == 5 {
+            return None;
+        }
+        let p = api.value_blob?(*value);
+        let n = api.value_bytes?(*value);
+        Some(raw_bytes(p.cast(), n))
+    }
+}
