@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# `make demo`: a tour of errkb on a throwaway knowledge base. Records a few
+# fixes, then looks errors up through the sqlite3 shell and the runner, and
+# shows what a coding agent would be told.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export ERRKB_DB="$work/reflexion.db"
+errkb=dist/errkb
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "Record three fixes (errkb record; keys come from normalize_error)"
+$errkb record --error "Cannot find module '/Users/dev/project/src/index.ts'" \
+  --resolution '{"resolvedBy":"success_after_error","tool":"Bash","toolSequence":["Read","Edit","Bash"],"command":"npm install"}' \
+  --resolved-by Bash --tool-sequence Read,Edit,Bash
+$errkb record --error "TypeError: Cannot read properties of undefined (reading 'map') at /app/src/list.js:12:7" \
+  --resolution '{"resolvedBy":"success_after_error","tool":"Edit","toolSequence":["Read","Edit"],"file":"list.js"}' \
+  --resolved-by Edit --tool-sequence Read,Edit
+$errkb record --error "error[E0425]: cannot find value 'x' in this scope" \
+  --resolution "declare the variable before use" --resolved-by Edit
+
+step "The same error with other paths and numbers has the same key"
+sqlite3 "$ERRKB_DB" -cmd '.load dist/errkb' \
+  "SELECT normalize_error('Cannot find module ''/home/ci/app/main.js''');"
+
+step "kb_search through the sqlite3 shell: exact stage"
+sqlite3 -header -column "$ERRKB_DB" -cmd '.load dist/errkb' \
+  "SELECT stage, error_normalized, use_count FROM kb_search(normalize_error('Cannot find module ''/home/ci/app/main.js'''));"
+
+step "kb_search: prefix stage (same first 30 characters, similar length)"
+sqlite3 -header -column "$ERRKB_DB" -cmd '.load dist/errkb' \
+  "SELECT stage, error_normalized FROM kb_search(normalize_error('TypeError: Cannot read properties of undefined (reading ''id'') at <anonymous>'));"
+
+step "The runner: errkb search"
+$errkb search "Cannot find module '/tmp/other/place.ts'"
+$errkb search "something never seen before" || echo "(exit $?: no match)"
+
+step "What the agent is told when the error comes back"
+sqlite3 "$ERRKB_DB" -cmd '.load dist/errkb' <<'SQL'
+SELECT '[Reflexion 에러 KB] 이전에 동일 에러를 해결한 이력이 있습니다:' || char(10)
+    || '- 에러: ' || error_normalized || char(10)
+    || '- 해결 방법: ' || coalesce(
+         json_extract(resolution, '$.resolvedBy') || ': '
+           || (SELECT group_concat(value, ' → ') FROM json_each(resolution, '$.toolSequence'))
+           || coalesce(' (' || json_extract(resolution, '$.command') || ')', ''),
+         resolution) || char(10)
+    || '이 정보를 참고하여 해결을 시도하세요.'
+FROM kb_search(normalize_error('Cannot find module ''/srv/api/server.ts'''));
+SQL
+
+step "Loaded versions"
+sqlite3 "$ERRKB_DB" -cmd '.load dist/errkb' "SELECT errkb_debug();"

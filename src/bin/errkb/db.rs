@@ -1,0 +1,62 @@
+//! Opening a knowledge base: the connection settings every command shares.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use rusqlite::{Connection, OpenFlags};
+
+use crate::script::{self, Params};
+
+/// The schema, applied on every read-write open while `user_version` is
+/// behind it. Idempotent, so databases of the original system upgrade in
+/// place.
+const SCHEMA_SQL: &str = include_str!("../../../sql/schema.sql");
+const SCHEMA_VERSION: i64 = 1;
+
+/// Hooks and batch jobs share the file: wait for a writer rather than fail.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Create the file and its directories if needed; bring the schema up to date.
+    ReadWrite,
+    /// Only read an existing database; never create anything.
+    ReadOnly,
+}
+
+pub fn open(path: &Path, extension: &Path, access: Access) -> Result<Connection> {
+    let conn = match access {
+        Access::ReadWrite => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            }
+            Connection::open(path)
+        }
+        Access::ReadOnly => Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX),
+    }
+    .with_context(|| format!("cannot open database {}", path.display()))?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    load_extension(&conn, extension)?;
+    if access == Access::ReadWrite {
+        ensure_schema(&conn).with_context(|| format!("cannot set up the schema in {}", path.display()))?;
+    }
+    Ok(conn)
+}
+
+fn load_extension(conn: &Connection, extension: &Path) -> Result<()> {
+    // SAFETY: the extension is errkb's own, found by paths::extension.
+    unsafe {
+        let _guard = rusqlite::LoadExtensionGuard::new(conn)?;
+        conn.load_extension(extension, Some("sqlite3_errkb_init"))
+    }
+    .with_context(|| format!("cannot load the errkb extension from {}", extension.display()))
+}
+
+fn ensure_schema(conn: &Connection) -> Result<()> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version < SCHEMA_VERSION {
+        script::run(conn, SCHEMA_SQL, &Params::default(), &mut std::io::sink())?;
+    }
+    Ok(())
+}

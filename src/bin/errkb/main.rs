@@ -1,0 +1,163 @@
+//! `errkb`: the command-line runner of the errkb knowledge base.
+//!
+//! It opens the database, loads the same extension file the sqlite3 shell
+//! loads, and runs SQL: the scripts under `sql/` hold the logic, this binary
+//! only binds parameters and prints results.
+
+mod db;
+mod paths;
+mod script;
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use rusqlite::OptionalExtension;
+
+use db::Access;
+use script::Params;
+
+const RECORD_SQL: &str = include_str!("../../../sql/record.sql");
+
+#[derive(Parser)]
+#[command(name = "errkb", version, about = "Error knowledge base for AI coding agents")]
+struct Cli {
+    /// Database file [default: ~/.reflexion/data/reflexion.db]
+    #[arg(long, global = true, env = "ERRKB_DB")]
+    db: Option<PathBuf>,
+    /// Extension file [default: errkb.so next to this program, then ~/.reflexion/lib/]
+    #[arg(long, global = true, env = "ERRKB_EXTENSION")]
+    extension: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Create the database and its schema (writes do this by themselves)
+    Init,
+    /// Find how an error was fixed before; exits 1 when nothing matches
+    Search {
+        /// The error text, as a tool printed it (normalised here)
+        error: String,
+        /// Print the matching row as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Record how an error was fixed
+    Record {
+        /// The error text, as a tool printed it (normalised into the key)
+        #[arg(long)]
+        error: String,
+        /// How it was fixed: a JSON object ({"resolvedBy", "tool", "toolSequence", ...}) or plain text
+        #[arg(long)]
+        resolution: String,
+        /// The tool that fixed it
+        #[arg(long)]
+        resolved_by: Option<String>,
+        /// Tools used to fix it, comma-separated (e.g. Read,Edit)
+        #[arg(long, value_delimiter = ',')]
+        tool_sequence: Vec<String>,
+    },
+    /// Run a .sql file; standard input (when piped) is bound as :stdin
+    Run {
+        file: PathBuf,
+        /// Bind a named parameter (repeatable): --param name=value
+        #[arg(long = "param", value_name = "NAME=VALUE", value_parser = script::parse_param)]
+        params: Vec<(String, String)>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("errkb: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let db_path = paths::database(cli.db)?;
+    let extension = paths::extension(cli.extension)?;
+    let mut out = std::io::stdout().lock();
+    match cli.command {
+        Command::Init => {
+            db::open(&db_path, &extension, Access::ReadWrite)?;
+            writeln!(out, "knowledge base ready: {}", db_path.display())?;
+        }
+        Command::Search { error, json } => return search(&db_path, &extension, &error, json, &mut out),
+        Command::Record { error, resolution, resolved_by, tool_sequence } => {
+            let conn = db::open(&db_path, &extension, Access::ReadWrite)?;
+            let mut params = Params::default();
+            params.set("error", error);
+            params.set("resolution", resolution);
+            if let Some(tool) = resolved_by {
+                params.set("resolved_by", tool);
+            }
+            if !tool_sequence.is_empty() {
+                params.set("tool_sequence", serde_json::to_string(&tool_sequence)?);
+            }
+            script::run(&conn, RECORD_SQL, &params, &mut out)?;
+        }
+        Command::Run { file, params: pairs } => {
+            let sql = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            let conn = db::open(&db_path, &extension, Access::ReadWrite)?;
+            let mut params = Params::default();
+            if !std::io::stdin().is_terminal() {
+                let mut input = Vec::new();
+                std::io::stdin().read_to_end(&mut input).context("cannot read standard input")?;
+                params.set("stdin", String::from_utf8_lossy(&input));
+            }
+            for (name, value) in pairs {
+                params.set(&name, value);
+            }
+            script::run(&conn, &sql, &params, &mut out)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The best past resolution for `error`, read-only: an ad-hoc search
+/// neither creates the database nor counts as a use of the fix.
+fn search(db_path: &std::path::Path, extension: &std::path::Path, error: &str, json: bool, out: &mut impl Write) -> Result<ExitCode> {
+    if !db_path.exists() {
+        eprintln!("no knowledge base at {} yet", db_path.display());
+        return Ok(ExitCode::from(1));
+    }
+    let conn = db::open(db_path, extension, Access::ReadOnly)?;
+    let hit = conn
+        .query_row(
+            "SELECT json_object('id', id, 'stage', stage, 'distance', distance, \
+                    'error_normalized', error_normalized, 'error_raw', error_raw, \
+                    'resolution', resolution, 'resolved_by', resolved_by, \
+                    'tool_sequence', tool_sequence, 'use_count', use_count, \
+                    'ts', ts, 'last_used', last_used) \
+             FROM kb_search(normalize_error(?1))",
+            [error],
+            |row| row.get::<_, String>(0),
+        )
+        .optional()?;
+    let Some(hit) = hit else {
+        eprintln!("no match");
+        return Ok(ExitCode::from(1));
+    };
+    if json {
+        writeln!(out, "{hit}")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let hit: serde_json::Value = serde_json::from_str(&hit)?;
+    let field = |name: &str| match &hit[name] {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "-".to_owned(),
+        other => other.to_string(),
+    };
+    writeln!(out, "match ({}): {}", field("stage"), field("error_normalized"))?;
+    writeln!(out, "  resolution: {}", field("resolution"))?;
+    writeln!(out, "  used {} times; recorded {}; last used {}", field("use_count"), field("ts"), field("last_used"))?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,60 @@
+//! Where things live: the database, the extension file, the config.
+//!
+//! Defaults follow the original system's layout under `~/.reflexion/`, so
+//! an existing knowledge base is picked up as it is.
+
+use std::env;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+pub fn home() -> Result<PathBuf> {
+    env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .context("HOME is not set: pass --db or set ERRKB_DB")
+}
+
+/// `~/.reflexion`, where the database, config and installed files live.
+pub fn data_root() -> Result<PathBuf> {
+    Ok(home()?.join(".reflexion"))
+}
+
+/// The database: `--db`, else `ERRKB_DB` (both resolved by clap), else the
+/// original system's default.
+pub fn database(explicit: Option<PathBuf>) -> Result<PathBuf> {
+    match explicit {
+        Some(path) => Ok(path),
+        None => Ok(data_root()?.join("data").join("reflexion.db")),
+    }
+}
+
+/// The extension file's name on this platform (`errkb.so`, `errkb.dylib`).
+pub fn extension_file_name() -> String {
+    format!("errkb{}", env::consts::DLL_SUFFIX)
+}
+
+/// The extension to load: `--extension`/`ERRKB_EXTENSION`, else the file
+/// next to this executable (as `make` lays out `dist/`), else the installed
+/// copy under `~/.reflexion/lib/`.
+pub fn extension(explicit: Option<PathBuf>) -> Result<PathBuf> {
+    if let Some(path) = explicit {
+        if !path.exists() {
+            bail!("no extension at {}: build it with 'make' or fix --extension/ERRKB_EXTENSION", path.display());
+        }
+        return Ok(path);
+    }
+    let name = extension_file_name();
+    let mut candidates = Vec::new();
+    if let Some(dir) = env::current_exe().ok().as_deref().and_then(Path::parent) {
+        candidates.push(dir.join(&name));
+    }
+    if let Ok(root) = data_root() {
+        candidates.push(root.join("lib").join(&name));
+    }
+    if let Some(found) = candidates.iter().find(|p| p.exists()) {
+        return Ok(found.clone());
+    }
+    let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
+    bail!("cannot find {name} (looked in: {}); build it with 'make' or pass --extension", tried.join(", "))
+}
