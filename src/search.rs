@@ -26,9 +26,10 @@ pub const PREFIX_UNITS: usize = 30;
 /// A prefix match counts only when `length_ratio(query, row) >= 0.7`.
 pub const MIN_PREFIX_LENGTH_RATIO: f64 = 0.7;
 
-/// The `error_kb` columns, in the order kb_search returns them.
-const KB_COLUMNS: &str =
-    "id, ts, error_normalized, error_raw, resolution, resolved_by, tool_sequence, use_count, last_used";
+/// The stage queries. Each returns the `error_kb` columns in the order
+/// kb_search returns them (KB_COLUMN_COUNT of them).
+const EXACT_SQL: &str = include_str!("../sql/search/exact.sql");
+const PREFIX_SQL: &str = include_str!("../sql/search/prefix.sql");
 const KB_COLUMN_COUNT: usize = 9;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,14 +68,7 @@ pub fn best_match(db: *mut sqlite3, query: &str) -> Option<Hit> {
 }
 
 fn exact_match(db: *mut sqlite3, query: &str) -> std::result::Result<Option<Hit>, String> {
-    let mut stmt = Statement::prepare(
-        db,
-        &format!(
-            "SELECT {KB_COLUMNS} FROM error_kb \
-             WHERE error_normalized = ?1 AND resolution IS NOT NULL \
-             ORDER BY use_count DESC, ts DESC, id DESC LIMIT 1"
-        ),
-    )?;
+    let mut stmt = Statement::prepare(db, EXACT_SQL)?;
     stmt.bind_text(1, query)?;
     first_hit(stmt, Stage::Exact)
 }
@@ -85,23 +79,10 @@ fn prefix_match(db: *mut sqlite3, query: &str) -> std::result::Result<Option<Hit
         // Every row would be a candidate and none can pass the ratio.
         return Ok(None);
     }
-    // `x COLLATE NOCASE` in [prefix, prefix || 0xFF) is exactly "x starts
-    // with prefix, ASCII case-insensitively": NOCASE compares ASCII-folded
-    // bytes, and no UTF-8 text holds the byte 0xFF. As a range it is an
-    // index search on idx_error_kb_error_nocase, unlike LIKE with a bound
-    // pattern, and `%` or `_` in the query are plain characters.
+    // The range [prefix, prefix || 0xFF) under NOCASE; see prefix.sql.
     let mut upper = prefix.as_bytes().to_vec();
     upper.push(0xFF);
-    let mut stmt = Statement::prepare(
-        db,
-        &format!(
-            "SELECT {KB_COLUMNS} FROM error_kb \
-             WHERE error_normalized >= ?1 COLLATE NOCASE AND error_normalized < ?2 COLLATE NOCASE \
-               AND resolution IS NOT NULL \
-               AND length_ratio(?3, error_normalized) >= ?4 \
-             ORDER BY use_count DESC, ts DESC, id DESC LIMIT 1"
-        ),
-    )?;
+    let mut stmt = Statement::prepare(db, PREFIX_SQL)?;
     stmt.bind_text(1, prefix)?;
     stmt.bind_text_bytes(2, &upper)?;
     stmt.bind_text(3, query)?;

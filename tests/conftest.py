@@ -1,0 +1,70 @@
+"""Shared helpers: every test drives the built artifacts in dist/ through
+the real sqlite3 shell or the real runner binary, on real files."""
+import os
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = ROOT / "dist"
+EXTENSION = DIST / "errkb.so"
+RUNNER = DIST / "errkb"
+SQL = ROOT / "sql"
+
+if not EXTENSION.exists() or not RUNNER.exists():
+    raise RuntimeError("dist/ is not built: run 'make loadable' (make test does)")
+if shutil.which("sqlite3") is None:
+    raise RuntimeError("the sqlite3 shell is missing: run 'make deps'")
+
+
+def sqlite(db, *statements, stdin=None, load=True, check=True):
+    """Run the sqlite3 shell on `db` (a path or ':memory:') with the
+    extension loaded; each statement is a separate command-line argument.
+    Returns the CompletedProcess (text mode, UTF-8)."""
+    cmd = ["sqlite3", "-bail" if stdin is None else "-batch"]
+    if load:
+        cmd += ["-cmd", f".load {EXTENSION.with_suffix('')}"]
+    cmd += [str(db), *statements]
+    proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, encoding="utf-8", errors="replace")
+    if check and proc.returncode != 0:
+        raise AssertionError(f"sqlite3 failed ({proc.returncode}): {proc.stderr}")
+    return proc
+
+
+def sqlite_value(db, statement):
+    """The single value a statement prints, as a string."""
+    return sqlite(db, statement).stdout.rstrip("\n")
+
+
+def runner(*args, stdin=None, env=None, check=False, cwd=None):
+    """Run dist/errkb with `args`; stdin as text."""
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("ERRKB_")}
+    full_env.update(env or {})
+    proc = subprocess.run(
+        [str(RUNNER), *args], input=stdin, capture_output=True, text=True, env=full_env, cwd=cwd
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"errkb {args} failed ({proc.returncode}): {proc.stderr}")
+    return proc
+
+
+@pytest.fixture
+def kb(tmp_path):
+    """A fresh knowledge base file with the schema from sql/schema.sql,
+    created through the sqlite3 shell after a single .load."""
+    db = tmp_path / "kb.db"
+    sqlite(db, f".read {SQL / 'schema.sql'}")
+    return db
+
+
+def insert_kb(db, rows):
+    """Insert error_kb rows (dicts) with Python's own sqlite3 module, so
+    fixtures do not depend on the code under test."""
+    with sqlite3.connect(db) as conn:
+        for row in rows:
+            row = {"ts": "2026-01-01T00:00:00.000Z", "use_count": 0, **row}
+            cols = ", ".join(row)
+            conn.execute(f"INSERT INTO error_kb ({cols}) VALUES ({', '.join('?' * len(row))})", list(row.values()))

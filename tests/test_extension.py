@@ -1,0 +1,138 @@
+"""The SQL surface of the extension, through the stock sqlite3 shell."""
+import pytest
+
+from conftest import EXTENSION, SQL, sqlite, sqlite_value
+
+ERRKB_FUNCTIONS = {
+    "errkb_debug/0", "errkb_debug/1", "errkb_version/0",
+    "keyword_overlap/2", "length_ratio/2", "normalize_error/1",
+}
+SQLITE_VEC_FUNCTIONS = {
+    "vec_add/2", "vec_bit/1", "vec_debug/0", "vec_distance_cosine/2", "vec_distance_hamming/2",
+    "vec_distance_l1/2", "vec_distance_l2/2", "vec_f32/1", "vec_int8/1", "vec_length/1",
+    "vec_normalize/1", "vec_quantize_binary/1", "vec_quantize_int8/2", "vec_slice/3", "vec_sub/2",
+    "vec_to_json/1", "vec_type/1", "vec_version/0",
+}
+
+
+def listing(query, load):
+    return set(sqlite(":memory:", query, load=load).stdout.split())
+
+
+def test_load_adds_exactly_these_functions():
+    query = "SELECT DISTINCT name || '/' || narg FROM pragma_function_list"
+    added = listing(query, load=True) - listing(query, load=False)
+    assert added == ERRKB_FUNCTIONS | SQLITE_VEC_FUNCTIONS
+
+
+def test_load_adds_exactly_these_modules():
+    query = "SELECT name FROM pragma_module_list"
+    added = listing(query, load=True) - listing(query, load=False)
+    assert added == {"kb_search", "vec0", "vec_each"}
+
+
+@pytest.mark.parametrize(
+    "expr, expected",
+    [
+        ("normalize_error('Cannot find module ''/Users/dev/project/src/index.ts''')", "Cannot find module <STR>"),
+        ("normalize_error('Error at line 42 in /src/app.js: unexpected token')", "Error at line <N> in <PATH>: unexpected token"),
+        ("normalize_error('')", ""),
+        ("normalize_error(NULL) IS NULL", "1"),
+        ("normalize_error(12345)", "<N>"),
+        ("normalize_error(1.5)", "1.5"),
+        ("normalize_error(X'2f7573722f6c6962')", "<PATH>"),  # a blob holding '/usr/lib'
+        ("hex(normalize_error(CAST(X'ff41' AS TEXT)))", "EFBFBD41"),  # invalid UTF-8 → U+FFFD
+        ("length(normalize_error(printf('%.*c', 10000000, 'x')))", "200"),  # 10 MB
+        ("normalize_error(printf('%.*c', 10000000, '/'))", "<PATH>"),
+        ("keyword_overlap('Module not found', 'module NOT found: x')", "2"),
+        ("keyword_overlap('a bc', 'a bc')", "0"),
+        ("keyword_overlap(NULL, 'x') IS NULL", "1"),
+        ("keyword_overlap(X'00ff', 'abc')", "0"),
+        ("keyword_overlap(printf('%.*c', 10000000, 'x'), 'xxx')", "0"),
+        ("length_ratio('abc', 'abcdef')", "0.5"),
+        ("length_ratio('', '')", "1.0"),
+        ("length_ratio('', 'x')", "0.0"),
+        ("length_ratio('😀', 'ab')", "1.0"),  # lengths in UTF-16 units, as JavaScript
+        ("length_ratio('x', NULL) IS NULL", "1"),
+        ("length_ratio(1234567, 12)", "0.285714285714286"),
+        ("errkb_version()", "v0.1.0"),
+    ],
+)
+def test_function_results(expr, expected):
+    assert sqlite_value(":memory:", f"SELECT {expr}") == expected
+
+
+def test_debug_names_every_version():
+    report = sqlite_value(":memory:", "SELECT errkb_debug()")
+    lines = dict(line.split(": ", 1) for line in report.splitlines())
+    assert lines["Version"] == "v0.1.0"
+    assert lines["SQLite"] == sqlite_value(":memory:", "SELECT sqlite_version()")
+    assert lines["sqlite-vec"] == sqlite_value(":memory:", "SELECT vec_version()")
+    assert lines["Commit"]
+
+
+@pytest.mark.parametrize(
+    "statement, message",
+    [
+        ("SELECT errkb_debug('nope')", "errkb_debug(): the only argument it takes is 'panic'"),
+        ("SELECT normalize_error()", "wrong number of arguments to function normalize_error()"),
+        ("SELECT length_ratio('a')", "wrong number of arguments to function length_ratio()"),
+    ],
+)
+def test_errors_say_what_is_wrong(statement, message):
+    proc = sqlite(":memory:", statement, check=False)
+    assert proc.returncode == 1
+    assert message in proc.stderr
+
+
+def test_a_panic_inside_errkb_is_a_sql_error_and_the_shell_goes_on():
+    proc = sqlite(":memory:", stdin="SELECT errkb_debug('panic');\nSELECT 'still alive';\n", check=False)
+    assert proc.returncode == 1  # an error, not an abort (134)
+    assert "errkb_debug(): internal error (deliberate panic requested by errkb_debug('panic'))" in proc.stderr
+    assert proc.stdout == "still alive\n"
+
+
+@pytest.mark.parametrize(
+    "query", ["NULL", "''", "X'ff00fe'", "printf('%.*c', 10000000, 'x')", "42", "'%'", "'_'"]
+)
+def test_kb_search_on_odd_queries_gives_no_row(kb, query):
+    assert sqlite_value(kb, f"SELECT count(*) FROM kb_search({query})") == "0"
+
+
+def test_kb_search_without_tables_gives_no_row():
+    assert sqlite_value(":memory:", "SELECT count(*) FROM kb_search('Cannot find module <STR>')") == "0"
+
+
+def test_kb_search_without_an_argument_gives_no_row(kb):
+    assert sqlite_value(kb, "SELECT count(*) FROM kb_search") == "0"
+
+
+def test_schema_after_a_single_load_is_complete_and_idempotent(tmp_path):
+    db = tmp_path / "fresh.db"
+    sqlite(db, f".read {SQL / 'schema.sql'}")
+    sqlite(db, f".read {SQL / 'schema.sql'}")  # a second run changes nothing
+    names = sqlite(db, "SELECT type || ' ' || name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY name").stdout.split("\n")
+    for expected in [
+        "table events", "table error_kb", "table analysis_cache", "table vec_error_kb",
+        "index idx_error_kb_error", "index idx_error_kb_error_nocase",
+        "index idx_events_session", "index idx_events_project_type", "index idx_events_type",
+    ]:
+        assert expected in names
+    assert sqlite_value(db, "PRAGMA journal_mode") == "wal"
+    columns = sqlite_value(db, "SELECT group_concat(name, ',') FROM pragma_table_info('error_kb')")
+    assert columns == "id,ts,error_normalized,error_raw,resolution,resolved_by,tool_sequence,use_count,last_used"
+
+
+def test_vec0_knn_query(kb):
+    # Five unit vectors, each leaning further from the x axis.
+    values = []
+    for i in range(1, 6):
+        vec = [1.0, i * 0.5] + [0.0] * 382
+        values.append(f"({i}, vec_normalize(vec_f32('{vec}')))")
+    sqlite(kb, "INSERT INTO vec_error_kb(error_kb_id, embedding) VALUES " + ", ".join(values))
+    query = "[1.0, 0.4" + ", 0.0" * 382 + "]"
+    rows = sqlite(
+        kb,
+        f"SELECT error_kb_id, round(distance, 4) FROM vec_error_kb WHERE embedding MATCH vec_normalize(vec_f32('{query}')) AND k = 2",
+    ).stdout.split()
+    assert [r.split("|")[0] for r in rows] == ["1", "2"]
