@@ -1,0 +1,66 @@
+"""The errkb runner: database resolution, scripts with bound parameters,
+search and its exit codes."""
+import json
+
+from conftest import EXTENSION, insert_kb, runner, sqlite_value
+
+
+def test_default_database_lives_under_home(tmp_path):
+    proc = runner("init", env={"HOME": str(tmp_path)}, check=True)
+    db = tmp_path / ".reflexion" / "data" / "reflexion.db"
+    assert proc.stdout == f"knowledge base ready: {db}\n"
+    assert sqlite_value(db, "SELECT count(*) FROM error_kb") == "0"
+
+
+def test_env_and_flag_override_the_database(tmp_path):
+    env_db, flag_db = tmp_path / "env.db", tmp_path / "flag.db"
+    runner("init", env={"HOME": str(tmp_path), "ERRKB_DB": str(env_db)}, check=True)
+    runner("--db", str(flag_db), "init", env={"HOME": str(tmp_path), "ERRKB_DB": str(env_db)}, check=True)
+    assert env_db.exists() and flag_db.exists()
+    assert not (tmp_path / ".reflexion" / "data").exists()
+
+
+def test_stdin_is_bound_as_a_parameter_never_spliced(tmp_path, kb):
+    script = tmp_path / "echo.sql"
+    script.write_text("SELECT json_extract(:stdin, '$.error');\nSELECT count(*) FROM error_kb;\n")
+    hostile = "x'); DROP TABLE error_kb; --"
+    proc = runner("--db", str(kb), "run", str(script), stdin=json.dumps({"error": hostile}), check=True)
+    assert proc.stdout == f"{hostile}\n0\n"
+
+
+def test_named_parameters_from_the_command_line(tmp_path, kb):
+    script = tmp_path / "params.sql"
+    script.write_text("SELECT :a || '-' || $b, @missing IS NULL;")
+    proc = runner("--db", str(kb), "run", str(script), "--param", "a=1", "--param", ":b=two", stdin="", check=True)
+    assert proc.stdout == "1-two|1\n"
+
+
+def test_scripts_with_positional_parameters_are_refused(tmp_path, kb):
+    script = tmp_path / "bad.sql"
+    script.write_text("SELECT ?;")
+    proc = runner("--db", str(kb), "run", str(script), stdin="")
+    assert proc.returncode == 2 and "named parameters" in proc.stderr
+
+
+def test_search_prints_the_fix_and_exits_0(kb):
+    insert_kb(kb, [{"error_normalized": "Cannot find module <STR>", "resolution": '{"resolvedBy":"x"}', "use_count": 2}])
+    proc = runner("--db", str(kb), "search", "Cannot find module '/a/b.ts'", check=True)
+    assert proc.stdout.startswith("match (exact): Cannot find module <STR>\n  resolution: {\"resolvedBy\":\"x\"}\n")
+    hit = json.loads(runner("--db", str(kb), "search", "--json", "Cannot find module 'q'", check=True).stdout)
+    assert hit["stage"] == "exact" and hit["use_count"] == 2 and hit["distance"] is None
+
+
+def test_search_miss_exits_1(kb):
+    proc = runner("--db", str(kb), "search", "never seen")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", "no match\n")
+
+
+def test_missing_extension_is_a_clear_error(tmp_path):
+    proc = runner("--db", str(tmp_path / "x.db"), "--extension", str(tmp_path / "nope.so"), "init")
+    assert proc.returncode == 2
+    assert "no extension at" in proc.stderr and "make" in proc.stderr
+
+
+def test_explicit_extension_path_is_used(tmp_path):
+    proc = runner("--db", str(tmp_path / "x.db"), "--extension", str(EXTENSION), "init", check=True)
+    assert proc.returncode == 0

@@ -1,0 +1,166 @@
+"""kb_search stages 1 (exact) and 2 (prefix): SPEC §4, with fixtures on both
+sides of every boundary, and the seed scenarios RA-002, RA-003, RA-004."""
+import json
+import sqlite3
+
+import pytest
+
+from conftest import SQL, insert_kb, runner, sqlite, sqlite_value
+
+P30 = "TypeError: Cannot read propert"  # exactly 30 characters
+assert len(P30) == 30
+
+
+def search(db, query):
+    """kb_search's row for `query` as a dict, or None."""
+    literal = "'" + query.replace("'", "''") + "'"
+    out = sqlite(db, "SELECT json_object('id', id, 'stage', stage, 'distance', distance, 'key', error_normalized, "
+                     f"'use_count', use_count) FROM kb_search({literal})").stdout
+    return json.loads(out) if out.strip() else None
+
+
+def test_exact_match_ra_002_1(kb):
+    insert_kb(kb, [{"error_normalized": "Cannot find module <STR>", "resolution": "npm install 실행", "use_count": 1}])
+    hit = search(kb, "Cannot find module <STR>")
+    assert hit == {"id": 1, "stage": "exact", "distance": None, "key": "Cannot find module <STR>", "use_count": 1}
+
+
+def test_search_is_read_only(kb):
+    insert_kb(kb, [{"error_normalized": "Cannot find module <STR>", "resolution": "x", "use_count": 1}])
+    search(kb, "Cannot find module <STR>")
+    assert sqlite_value(kb, "SELECT use_count || '|' || ifnull(last_used, 'never') FROM error_kb") == "1|never"
+
+
+def test_prefix_match_with_ratio_0_8_ra_002_2(kb):
+    stored = P30 + "x" * 70  # 100 characters
+    insert_kb(kb, [{"error_normalized": stored, "resolution": "fix"}])
+    hit = search(kb, P30 + "y" * 50)  # 80 characters: ratio 0.8
+    assert hit["stage"] == "prefix" and hit["key"] == stored
+
+
+def test_prefix_with_ratio_0_5_falls_through_ra_002_3(kb):
+    insert_kb(kb, [{"error_normalized": P30 + "x" * 70, "resolution": "fix"}])
+    assert search(kb, P30 + "y" * 20) is None  # 50 / 100
+
+
+@pytest.mark.parametrize("query_len, found", [(70, True), (69, False)])
+def test_length_ratio_boundary_at_0_7(kb, query_len, found):
+    insert_kb(kb, [{"error_normalized": P30 + "x" * 70, "resolution": "fix"}])
+    hit = search(kb, P30 + "y" * (query_len - 30))
+    assert (hit is not None) == found
+
+
+def test_ratio_filters_candidates_before_the_best_is_taken(kb):
+    """The most used prefix row fails the ratio; a less used one passes."""
+    insert_kb(kb, [
+        {"error_normalized": P30 + "x" * 170, "resolution": "popular but long", "use_count": 50},
+        {"error_normalized": P30 + "x" * 20, "resolution": "fits", "use_count": 1},
+    ])
+    hit = search(kb, P30 + "y" * 20)
+    assert hit["key"] == P30 + "x" * 20
+
+
+@pytest.mark.parametrize(
+    "stored, query, found",
+    [
+        ("Cannot find mod", "Cannot find mo", True),          # query shorter than 30: whole query is the prefix
+        ("Cannot find mod", "Cannot find mx", False),
+        ("CANNOT FIND MODULE <STR> here", "cannot find module <STR> her", True),   # ASCII case folds, as LIKE
+        ("ÉCHEC du module <STR> quelque part", "échec du module <STR> quelque par", False),  # non-ASCII does not
+        ("100% of tests failed in a run", "100% of tests failed in a ru", True),
+        ("100X of tests failed in a run", "100% of tests failed in a ru", False),  # % is a literal
+        ("a_b of the thing went wrong", "a_b of the thing went wron", True),
+        ("aXb of the thing went wrong", "a_b of the thing went wron", False),     # _ is a literal
+    ],
+)
+def test_prefix_matching_semantics(kb, stored, query, found):
+    insert_kb(kb, [{"error_normalized": stored, "resolution": "fix"}])
+    hit = search(kb, query)
+    assert (hit is not None and hit["stage"] == "prefix") == found
+
+
+def test_rows_without_resolution_are_never_returned(kb):
+    insert_kb(kb, [
+        {"error_normalized": "Cannot find module <STR>", "resolution": None, "use_count": 9},
+        {"error_normalized": P30 + "x" * 10, "resolution": None, "use_count": 9},
+    ])
+    assert search(kb, "Cannot find module <STR>") is None
+    assert search(kb, P30 + "y" * 10) is None
+    insert_kb(kb, [{"error_normalized": P30 + "z" * 10, "resolution": "fix", "use_count": 0}])
+    assert search(kb, P30 + "y" * 10)["key"] == P30 + "z" * 10
+
+
+def test_exact_beats_prefix_even_when_less_used(kb):
+    insert_kb(kb, [
+        {"error_normalized": P30 + "a" * 10, "resolution": "prefix one", "use_count": 99},
+        {"error_normalized": P30 + "b" * 10, "resolution": "exact one", "use_count": 0},
+    ])
+    assert search(kb, P30 + "b" * 10)["stage"] == "exact"
+
+
+def test_prefix_order_is_use_count_then_newest(kb):
+    insert_kb(kb, [
+        {"error_normalized": P30 + "a", "resolution": "r", "use_count": 2, "ts": "2026-03-01T00:00:00.000Z"},
+        {"error_normalized": P30 + "b", "resolution": "r", "use_count": 5, "ts": "2026-01-01T00:00:00.000Z"},
+        {"error_normalized": P30 + "c", "resolution": "r", "use_count": 5, "ts": "2026-02-01T00:00:00.000Z"},
+        {"error_normalized": P30 + "d", "resolution": "r", "use_count": 4, "ts": "2026-12-01T00:00:00.000Z"},
+    ])
+    assert search(kb, P30 + "z")["key"] == P30 + "c"
+
+
+def test_missing_database_gives_no_match_ra_002_5(tmp_path):
+    proc = runner("search", "Cannot find module 'x'", env={"ERRKB_DB": str(tmp_path / "absent.db")})
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert not (tmp_path / "absent.db").exists()
+
+
+def plan(db, sql_file, params):
+    sql = (SQL / "search" / sql_file).read_text()
+    with sqlite3.connect(db) as conn:
+        # length_ratio is the extension's; the planner needs only its name.
+        conn.create_function("length_ratio", 2, lambda a, b: 1.0)
+        return [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, params)]
+
+
+def test_stage_queries_are_index_searches_not_scans(kb):
+    insert_kb(kb, [{"error_normalized": f"error number {i:06d}", "resolution": "r"} for i in range(2000)])
+    sqlite(kb, "ANALYZE")
+    exact = plan(kb, "exact.sql", ["x"])
+    prefix = plan(kb, "prefix.sql", ["x", "x\xff", "x", 0.7])
+    assert any("SEARCH error_kb USING INDEX idx_error_kb_error (error_normalized=?)" in p for p in exact), exact
+    assert any("SEARCH error_kb USING INDEX idx_error_kb_error_nocase (error_normalized>? AND error_normalized<?)" in p
+               for p in prefix), prefix
+    assert not any(p.startswith("SCAN error_kb") for p in exact + prefix)
+
+
+def test_record_new_error_ra_003_1(tmp_path):
+    db = tmp_path / "new.db"
+    proc = runner("--db", str(db), "record", "--error", "Module not found 'foo'",
+                  "--resolution", json.dumps({"resolvedBy": "Edit", "toolSequence": ["Read", "Edit"]}),
+                  "--resolved-by", "Edit", "--tool-sequence", "Read,Edit", check=True)
+    assert proc.stdout == "1|Module not found <STR>|1\n"
+    row = sqlite_value(db, "SELECT error_raw || '|' || resolved_by || '|' || tool_sequence || '|' || use_count FROM error_kb")
+    assert row == 'Module not found \'foo\'|Edit|["Read","Edit"]|1'
+    assert sqlite_value(db, "SELECT count(*) FROM vec_error_kb") == "0"  # no embedding when recording
+
+
+def test_record_existing_error_upserts_ra_003_2(kb):
+    insert_kb(kb, [{"error_normalized": "Module not found <STR>", "resolution": "old", "resolved_by": "Bash",
+                    "tool_sequence": "[]", "use_count": 3, "ts": "2020-01-01T00:00:00.000Z"}])
+    runner("--db", str(kb), "record", "--error", "Module not found 'bar'", "--resolution", "new",
+           "--resolved-by", "Edit", "--tool-sequence", "Read,Edit", check=True)
+    row = sqlite_value(kb, "SELECT count(*) || '|' || resolution || '|' || resolved_by || '|' || tool_sequence "
+                           "|| '|' || use_count || '|' || (ts > '2020') || '|' || error_raw FROM error_kb")
+    assert row == "1|new|Edit|[\"Read\",\"Edit\"]|4|1|Module not found 'bar'"
+
+
+def test_record_creates_the_database_ra_003_3(tmp_path):
+    db = tmp_path / "deep" / "er" / "kb.db"
+    runner("--db", str(db), "record", "--error", "boom 42", "--resolution", "fix", check=True)
+    assert sqlite_value(db, "SELECT error_normalized FROM error_kb") == "boom <N>"
+
+
+def test_null_key_is_rejected_ra_004_1(kb):
+    proc = sqlite(kb, "INSERT INTO error_kb (ts, error_normalized) VALUES ('2026-01-01', NULL)", check=False)
+    assert proc.returncode == 19  # SQLITE_CONSTRAINT
+    assert "NOT NULL constraint failed: error_kb.error_normalized" in proc.stderr
