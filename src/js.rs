@@ -42,24 +42,24 @@ pub fn js_trim(s: &str) -> &str {
     s.trim_matches(is_js_whitespace)
 }
 
-/// The first `max_units` UTF-16 code units of `s`, as `s.slice(0, max_units)`
-/// written out as UTF-8: a surrogate pair cut in half leaves a lone high
-/// surrogate, which UTF-8 encoders (and so the original database) turn into
-/// U+FFFD.
-pub fn slice_utf16(s: &str, max_units: usize) -> std::borrow::Cow<'_, str> {
+/// Where JavaScript's `s.slice(0, max_units)` ends, as a byte offset into
+/// `s`, and whether it cuts a surrogate pair in half (leaving a lone high
+/// surrogate, which UTF-8 encoders, and so the original database, write as
+/// U+FFFD).
+pub fn utf16_cut(s: &str, max_units: usize) -> (usize, bool) {
+    if s.len() <= max_units {
+        // A UTF-16 unit takes at least one UTF-8 byte: nothing to cut.
+        return (s.len(), false);
+    }
     let mut units = 0;
     for (at, c) in s.char_indices() {
         let width = c.len_utf16();
         if units + width > max_units {
-            if units + 1 == max_units {
-                // Only the high half of this astral character fits.
-                return format!("{}\u{FFFD}", &s[..at]).into();
-            }
-            return s[..at].into();
+            return (at, units < max_units);
         }
         units += width;
     }
-    s.into()
+    (s.len(), false)
 }
 
 #[cfg(test)]
@@ -84,10 +84,11 @@ mod tests {
     }
 
     #[test]
-    fn slice_replaces_a_split_surrogate_pair() {
-        assert_eq!(slice_utf16("ab😀", 3), "ab\u{FFFD}");
-        assert_eq!(slice_utf16("ab😀", 4), "ab😀");
-        assert_eq!(slice_utf16("ab😀c", 2), "ab");
-        assert_eq!(slice_utf16("abc", 10), "abc");
+    fn cut_reports_a_split_surrogate_pair() {
+        assert_eq!(utf16_cut("ab😀", 3), (2, true));
+        assert_eq!(utf16_cut("ab😀", 4), ("ab😀".len(), false));
+        assert_eq!(utf16_cut("ab😀c", 2), (2, false));
+        assert_eq!(utf16_cut("abc", 10), (3, false));
+        assert_eq!(utf16_cut("한국어", 2), ("한국".len(), false));
     }
 }

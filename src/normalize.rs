@@ -18,7 +18,7 @@
 
 use std::borrow::Cow;
 
-use crate::js::{js_trim, slice_utf16, utf16_len};
+use crate::js::{js_trim, utf16_cut, utf16_len};
 
 /// Longest quoted text (in UTF-16 code units) that is masked as `<STR>`.
 const MAX_QUOTED_UNITS: usize = 100;
@@ -26,26 +26,56 @@ const MAX_QUOTED_UNITS: usize = 100;
 const MAX_KEY_UNITS: usize = 200;
 
 pub fn normalize_error(raw: &str) -> String {
-    let masked = mask_paths_and_numbers(raw);
-    let masked = mask_quoted(&masked, b'\'');
-    let masked = mask_quoted(&masked, b'"');
-    js_trim(&slice_utf16(&masked, MAX_KEY_UNITS)).to_owned()
+    let mut key = mask_paths_and_numbers(raw).map_or(Cow::Borrowed(raw), Cow::Owned);
+    if let Some(masked) = mask_quoted(&key, b'\'') {
+        key = Cow::Owned(masked);
+    }
+    if let Some(masked) = mask_quoted(&key, b'"') {
+        key = Cow::Owned(masked);
+    }
+    let (end, split_pair) = utf16_cut(&key, MAX_KEY_UNITS);
+    if split_pair {
+        // The cut leaves half an astral character, which UTF-8 writes as U+FFFD.
+        return js_trim(&format!("{}\u{FFFD}", &key[..end])).to_owned();
+    }
+    let trimmed = js_trim(&key[..end]);
+    if trimmed.len() == key.len() {
+        key.into_owned() // nothing cut or trimmed: no copy
+    } else {
+        trimmed.to_owned()
+    }
 }
 
 fn is_path_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'/' | b'.' | b'-' | b'@')
 }
 
-/// Rules 1 and 2 in one pass. They compose: a path swallows the digits it
+/// Bytes that can start a rule 1 or rule 2 match: `/` and ASCII digits.
+const STARTS_TOKEN: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'/' as usize] = true;
+    let mut digit = b'0';
+    while digit <= b'9' {
+        table[digit as usize] = true;
+        digit += 1;
+    }
+    table
+};
+
+/// Rules 1 and 2 in one pass; `None` when nothing matched. They compose: a path swallows the digits it
 /// holds, `<PATH>` holds no digit, so the digit runs left over are exactly
 /// the ones rule 2 sees after rule 1.
-fn mask_paths_and_numbers(s: &str) -> Cow<'_, str> {
+fn mask_paths_and_numbers(s: &str) -> Option<String> {
     let bytes = s.as_bytes();
     let mut out: Option<String> = None;
     let mut copied_to = 0;
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
+        if !STARTS_TOKEN[b as usize] {
+            i += 1;
+            continue;
+        }
         let (token_end, replacement) = if b == b'/' && bytes.get(i + 1).is_some_and(|&n| is_path_byte(n)) {
             let end = i + 1 + bytes[i + 1..].iter().take_while(|&&n| is_path_byte(n)).count();
             (end, "<PATH>")
@@ -67,22 +97,18 @@ fn mask_paths_and_numbers(s: &str) -> Cow<'_, str> {
         copied_to = token_end;
         i = token_end;
     }
-    match out {
-        None => Cow::Borrowed(s),
-        Some(mut out) => {
-            out.push_str(&s[copied_to..]);
-            Cow::Owned(out)
-        }
-    }
+    let mut out = out?;
+    out.push_str(&s[copied_to..]);
+    Some(out)
 }
 
-/// Rules 3 and 4: `quote`, then at most 100 UTF-16 units of anything but
+/// Rules 3 and 4 (`None` when nothing matched): `quote`, then at most 100 UTF-16 units of anything but
 /// `quote`, then `quote`, matched leftmost first without overlap. When the
 /// next quote is too far away, the regex fails at this quote and, having no
 /// other quote in between, tries again from that next quote.
-fn mask_quoted(s: &str, quote: u8) -> Cow<'_, str> {
+fn mask_quoted(s: &str, quote: u8) -> Option<String> {
     let bytes = s.as_bytes();
-    let next_quote = |from: usize| bytes[from..].iter().position(|&b| b == quote).map(|p| p + from);
+    let next_quote = |from: usize| memchr::memchr(quote, &bytes[from..]).map(|p| p + from);
     let mut out: Option<String> = None;
     let mut copied_to = 0;
     let mut open = next_quote(0);
@@ -98,13 +124,9 @@ fn mask_quoted(s: &str, quote: u8) -> Cow<'_, str> {
             open = Some(end);
         }
     }
-    match out {
-        None => Cow::Borrowed(s),
-        Some(mut out) => {
-            out.push_str(&s[copied_to..]);
-            Cow::Owned(out)
-        }
-    }
+    let mut out = out?;
+    out.push_str(&s[copied_to..]);
+    Some(out)
 }
 
 #[cfg(test)]
