@@ -31,8 +31,14 @@ CREATE TABLE IF NOT EXISTS error_kb (
 );
 -- Stage 1 of kb_search (exact) and the UPSERT's conflict target.
 CREATE UNIQUE INDEX IF NOT EXISTS idx_error_kb_error ON error_kb(error_normalized);
--- Stage 2 of kb_search (prefix): an ASCII case-insensitive range scan.
-CREATE INDEX IF NOT EXISTS idx_error_kb_error_nocase ON error_kb(error_normalized COLLATE NOCASE);
+-- Stage 2 of kb_search (prefix): rows by their first 30 characters, ASCII
+-- case-insensitively, most used and newest first, among rows that have a
+-- resolution. A query finds its candidates already in the order it wants
+-- and stops at the first one whose length is close enough. The expression
+-- must stay exactly as sql/search/prefix*.sql write it.
+CREATE INDEX IF NOT EXISTS idx_error_kb_prefix
+  ON error_kb(substr(error_normalized, 1, 30) COLLATE NOCASE, use_count, ts)
+  WHERE resolution IS NOT NULL;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS vec_error_kb USING vec0(
   error_kb_id INTEGER PRIMARY KEY,

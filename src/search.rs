@@ -5,7 +5,7 @@
 //! 1. exact: `error_normalized = query` (unique index);
 //! 2. prefix: rows starting with the query's first 30 characters (ASCII
 //!    case-insensitive, as SQL `LIKE` without wildcards), whose length is
-//!    close to the query's (a range scan on a NOCASE index);
+//!    close to the query's (idx_error_kb_prefix);
 //! 3. vector: nearest neighbours of the query's embedding (see `embed`).
 //!
 //! Only rows with a resolution are returned. The search is read-only (the
@@ -20,9 +20,10 @@ use sqlite_loadable::{api, Result};
 
 use crate::sqlite::{Statement, Value};
 
-/// How many leading characters (UTF-16 units, as JavaScript's `slice`) of
-/// the query a prefix match must share.
-pub const PREFIX_UNITS: usize = 30;
+/// How many leading characters (code points, as SQLite's `substr` and
+/// `LIKE` count them) of the query a prefix match must share. Also written
+/// into idx_error_kb_prefix and the prefix queries.
+pub const PREFIX_CHARS: usize = 30;
 /// A prefix match counts only when `length_ratio(query, row) >= 0.7`.
 pub const MIN_PREFIX_LENGTH_RATIO: f64 = 0.7;
 
@@ -30,6 +31,7 @@ pub const MIN_PREFIX_LENGTH_RATIO: f64 = 0.7;
 /// kb_search returns them (KB_COLUMN_COUNT of them).
 const EXACT_SQL: &str = include_str!("../sql/search/exact.sql");
 const PREFIX_SQL: &str = include_str!("../sql/search/prefix.sql");
+const SHORT_PREFIX_SQL: &str = include_str!("../sql/search/prefix_short.sql");
 const KB_COLUMN_COUNT: usize = 9;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,34 +76,30 @@ fn exact_match(db: *mut sqlite3, query: &str) -> std::result::Result<Option<Hit>
 }
 
 fn prefix_match(db: *mut sqlite3, query: &str) -> std::result::Result<Option<Hit>, String> {
-    let prefix = query_prefix(query);
-    if prefix.is_empty() {
+    if query.is_empty() {
         // Every row would be a candidate and none can pass the ratio.
         return Ok(None);
     }
-    // The range [prefix, prefix || 0xFF) under NOCASE; see prefix.sql.
-    let mut upper = prefix.as_bytes().to_vec();
-    upper.push(0xFF);
-    let mut stmt = Statement::prepare(db, PREFIX_SQL)?;
-    stmt.bind_text(1, prefix)?;
-    stmt.bind_text_bytes(2, &upper)?;
-    stmt.bind_text(3, query)?;
-    stmt.bind_double(4, MIN_PREFIX_LENGTH_RATIO)?;
-    first_hit(stmt, Stage::Prefix)
-}
-
-/// The first `PREFIX_UNITS` UTF-16 units of the query, as JavaScript's
-/// `slice(0, 30)`, except that an astral character cut in half is left out
-/// whole, so the prefix stays valid text.
-fn query_prefix(query: &str) -> &str {
-    let mut units = 0;
-    for (at, c) in query.char_indices() {
-        units += c.len_utf16();
-        if units > PREFIX_UNITS {
-            return &query[..at];
+    // Byte offset just past the first PREFIX_CHARS characters, if the query has that many.
+    let head_end = query.char_indices().map(|(at, _)| at).chain([query.len()]).nth(PREFIX_CHARS);
+    let mut stmt = match head_end {
+        Some(end) => {
+            let mut stmt = Statement::prepare(db, PREFIX_SQL)?;
+            stmt.bind_text(1, &query[..end])?;
+            stmt.bind_text(2, query)?;
+            stmt
         }
-    }
-    query
+        None => {
+            let mut upper = query.as_bytes().to_vec();
+            upper.push(0xFF);
+            let mut stmt = Statement::prepare(db, SHORT_PREFIX_SQL)?;
+            stmt.bind_text(1, query)?;
+            stmt.bind_text_bytes(2, &upper)?;
+            stmt
+        }
+    };
+    stmt.bind_double(3, MIN_PREFIX_LENGTH_RATIO)?;
+    first_hit(stmt, Stage::Prefix)
 }
 
 fn first_hit(mut stmt: Statement, stage: Stage) -> std::result::Result<Option<Hit>, String> {
@@ -228,19 +226,4 @@ fn result_value(ctx: *mut sqlite3_context, value: &Value) -> Result<()> {
         Value::Blob(b) => api::result_blob(ctx, b),
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn prefix_is_thirty_utf16_units_without_a_split_character() {
-        assert_eq!(query_prefix(&"a".repeat(40)), "a".repeat(30));
-        assert_eq!(query_prefix("short"), "short");
-        let split = format!("{}😀tail", "a".repeat(29));
-        assert_eq!(query_prefix(&split), "a".repeat(29));
-        let literal = format!("{}\u{FFFD}tail", "a".repeat(29));
-        assert_eq!(query_prefix(&literal), format!("{}\u{FFFD}", "a".repeat(29)));
-    }
 }

@@ -114,7 +114,7 @@ def test_schema_after_a_single_load_is_complete_and_idempotent(tmp_path):
     names = sqlite(db, "SELECT type || ' ' || name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY name").stdout.split("\n")
     for expected in [
         "table events", "table error_kb", "table analysis_cache", "table vec_error_kb",
-        "index idx_error_kb_error", "index idx_error_kb_error_nocase",
+        "index idx_error_kb_error", "index idx_error_kb_prefix",
         "index idx_events_session", "index idx_events_project_type", "index idx_events_type",
     ]:
         assert expected in names

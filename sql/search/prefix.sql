@@ -1,13 +1,14 @@
--- kb_search stage 2 (prefix). Compiled into the extension.
--- ?1: the query's first 30 characters; ?2: the same bytes followed by 0xFF;
--- ?3: the whole query; ?4: the minimum length ratio (0.7).
--- `error_normalized COLLATE NOCASE` in [?1, ?2) is "starts with ?1, ASCII
--- case-insensitively" (no UTF-8 text holds the byte 0xFF), a range search
--- on idx_error_kb_error_nocase; `%` and `_` in ?1 are plain characters.
+-- kb_search stage 2 (prefix), for queries of 30 characters or more.
+-- Compiled into the extension.
+-- ?1: the query's first 30 characters; ?2: the whole query;
+-- ?3: the minimum length ratio (0.7).
+-- An equality on idx_error_kb_prefix, read in ORDER BY order: SQLite stops
+-- at the first row that passes the length ratio. `=` under NOCASE folds
+-- ASCII case only, as LIKE does, and `%` or `_` are plain characters.
 SELECT id, ts, error_normalized, error_raw, resolution, resolved_by, tool_sequence, use_count, last_used
 FROM error_kb
-WHERE error_normalized >= ?1 COLLATE NOCASE AND error_normalized < ?2 COLLATE NOCASE
+WHERE substr(error_normalized, 1, 30) = ?1 COLLATE NOCASE
   AND resolution IS NOT NULL
-  AND length_ratio(?3, error_normalized) >= ?4
+  AND length_ratio(?2, error_normalized) >= ?3
 ORDER BY use_count DESC, ts DESC, id DESC
 LIMIT 1
