@@ -79,8 +79,11 @@ def generated(seed, count):
 
 def loghub_messages():
     """The message text of every loghub_2k log line (about 32k real lines)."""
+    files = sorted(LOGHUB.glob("*/*_structured.csv"))
+    if not files:
+        raise FileNotFoundError(f"no loghub_2k logs under {LOGHUB}: the shared/ folder must sit beside the checkout")
     messages = []
-    for path in sorted(LOGHUB.glob("*/*_structured.csv")):
+    for path in files:
         with open(path, newline="", encoding="utf-8", errors="replace") as f:
             messages += [row["Content"] for row in csv.DictReader(f)]
     return messages
