@@ -19,5 +19,8 @@ fn main() {
         rates.push(corpus.len() as f64 / start.elapsed().as_secs_f64());
     }
     rates.sort_by(f64::total_cmp);
-    println!("{}", serde_json::json!({ "rates": rates, "median": rates[rates.len() / 2], "sink": sink }));
+    println!(
+        "{}",
+        serde_json::json!({ "rates": rates, "median": rates[rates.len() / 2], "sink": sink })
+    );
 }

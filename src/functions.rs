@@ -26,17 +26,50 @@ const INFO: FunctionFlags = FunctionFlags::UTF8;
 
 /// Every scalar function errkb adds; `lib.rs` registers them in one loop.
 pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
-    ScalarFunction { name: "normalize_error", n_args: 1, func: normalize_error, flags: PURE },
-    ScalarFunction { name: "keyword_overlap", n_args: 2, func: keyword_overlap, flags: PURE },
-    ScalarFunction { name: "length_ratio", n_args: 2, func: length_ratio, flags: PURE },
-    ScalarFunction { name: "errkb_version", n_args: 0, func: errkb_version, flags: PURE },
-    ScalarFunction { name: "errkb_debug", n_args: 0, func: errkb_debug, flags: INFO },
-    ScalarFunction { name: "errkb_debug", n_args: 1, func: errkb_debug, flags: INFO },
+    ScalarFunction {
+        name: "normalize_error",
+        n_args: 1,
+        func: normalize_error,
+        flags: PURE,
+    },
+    ScalarFunction {
+        name: "keyword_overlap",
+        n_args: 2,
+        func: keyword_overlap,
+        flags: PURE,
+    },
+    ScalarFunction {
+        name: "length_ratio",
+        n_args: 2,
+        func: length_ratio,
+        flags: PURE,
+    },
+    ScalarFunction {
+        name: "errkb_version",
+        n_args: 0,
+        func: errkb_version,
+        flags: PURE,
+    },
+    ScalarFunction {
+        name: "errkb_debug",
+        n_args: 0,
+        func: errkb_debug,
+        flags: INFO,
+    },
+    ScalarFunction {
+        name: "errkb_debug",
+        n_args: 1,
+        func: errkb_debug,
+        flags: INFO,
+    },
 ];
 
 /// Run `func`, turning a panic into a SQL error: unwinding into SQLite's C
 /// frames would abort the user's shell.
-pub fn guarded(name: &'static str, func: ScalarFn) -> impl Fn(*mut sqlite3_context, &[*mut sqlite3_value]) -> Result<()> {
+pub fn guarded(
+    name: &'static str,
+    func: ScalarFn,
+) -> impl Fn(*mut sqlite3_context, &[*mut sqlite3_value]) -> Result<()> {
     move |ctx, args| {
         catch_unwind(AssertUnwindSafe(|| func(ctx, args))).unwrap_or_else(|panic| {
             let detail = panic
@@ -54,14 +87,17 @@ pub fn guarded(name: &'static str, func: ScalarFn) -> impl Fn(*mut sqlite3_conte
 /// A text argument: NULL → `None`; blobs and invalid UTF-8 are read as
 /// text with U+FFFD for bad bytes (what the original JavaScript system saw).
 fn text_arg<'a>(args: &[*mut sqlite3_value], i: usize) -> Option<Cow<'a, str>> {
-    args.get(i).and_then(crate::sqlite::value_bytes).map(String::from_utf8_lossy)
+    args.get(i)
+        .and_then(crate::sqlite::value_bytes)
+        .map(String::from_utf8_lossy)
 }
 
 fn normalize_error(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
     match text_arg(args, 0) {
-        Some(raw) => api::result_text(ctx, normalize::normalize_error(&raw)),
-        None => Ok(api::result_null(ctx)),
+        Some(raw) => api::result_text(ctx, normalize::normalize_error(&raw))?,
+        None => api::result_null(ctx),
     }
+    Ok(())
 }
 
 fn keyword_overlap(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
@@ -90,6 +126,8 @@ fn errkb_debug(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result
     match text_arg(args, 0).as_deref() {
         None if args.is_empty() => api::result_text(ctx, version::debug_report()),
         Some("panic") => panic!("deliberate panic requested by errkb_debug('panic')"),
-        _ => Err(Error::new_message("errkb_debug(): the only argument it takes is 'panic'")),
+        _ => Err(Error::new_message(
+            "errkb_debug(): the only argument it takes is 'panic'",
+        )),
     }
 }

@@ -45,7 +45,9 @@ fn register(db: *mut sqlite3, pz_err_msg: *mut *mut c_char, p_api: *mut sqlite3_
     // SAFETY: the same arguments SQLite gave us, passed on unchanged.
     let rc = unsafe { sqlite3_vec_init(db, pz_err_msg, p_api) };
     if rc != 0 {
-        return Err(Error::new_message(format!("errkb: sqlite-vec failed to load (code {rc})")));
+        return Err(Error::new_message(format!(
+            "errkb: sqlite-vec failed to load (code {rc})"
+        )));
     }
     for f in SCALAR_FUNCTIONS {
         define_scalar_function(db, f.name, f.n_args, guarded(f.name, f.func), f.flags)?;

@@ -81,7 +81,11 @@ fn prefix_match(db: *mut sqlite3, query: &str) -> std::result::Result<Option<Hit
         return Ok(None);
     }
     // Byte offset just past the first PREFIX_CHARS characters, if the query has that many.
-    let head_end = query.char_indices().map(|(at, _)| at).chain([query.len()]).nth(PREFIX_CHARS);
+    let head_end = query
+        .char_indices()
+        .map(|(at, _)| at)
+        .chain([query.len()])
+        .nth(PREFIX_CHARS);
     let mut stmt = match head_end {
         Some(end) => {
             let mut stmt = Statement::prepare(db, PREFIX_SQL)?;
@@ -107,7 +111,11 @@ fn first_hit(mut stmt: Statement, stage: Stage) -> std::result::Result<Option<Hi
         return Ok(None);
     }
     let row = (0..KB_COLUMN_COUNT as c_int).map(|i| stmt.column(i)).collect();
-    Ok(Some(Hit { row, stage, distance: None }))
+    Ok(Some(Hit {
+        row,
+        stage,
+        distance: None,
+    }))
 }
 
 // ---- the table-valued function -------------------------------------------
@@ -158,7 +166,11 @@ impl<'vtab> VTab<'vtab> for KbSearchTable {
     fn open(&'vtab mut self) -> Result<KbSearchCursor> {
         // SAFETY: as in connect.
         let base = unsafe { std::mem::zeroed() };
-        Ok(KbSearchCursor { base, db: self.db, hit: None })
+        Ok(KbSearchCursor {
+            base,
+            db: self.db,
+            hit: None,
+        })
     }
 }
 

@@ -22,7 +22,11 @@ pub fn keywords(text: &str) -> HashSet<String> {
 pub fn keyword_overlap(a: &str, b: &str) -> usize {
     let (small, large) = {
         let (ka, kb) = (keywords(a), keywords(b));
-        if ka.len() <= kb.len() { (ka, kb) } else { (kb, ka) }
+        if ka.len() <= kb.len() {
+            (ka, kb)
+        } else {
+            (kb, ka)
+        }
     };
     small.iter().filter(|k| large.contains(*k)).count()
 }

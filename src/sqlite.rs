@@ -10,8 +10,8 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
-use sqlite_loadable::prelude::{sqlite3, sqlite3_api_routines};
 use sqlite3ext_sys::sqlite3_stmt;
+use sqlite_loadable::prelude::{sqlite3, sqlite3_api_routines};
 
 const SQLITE_ROW: c_int = 100;
 const SQLITE_DONE: c_int = 101;
@@ -77,12 +77,25 @@ impl Statement {
         // SAFETY: db is the live connection SQLite called us with; sql is
         // passed with its length, so it needs no NUL terminator.
         let rc = unsafe {
-            call!(api, prepare_v2(db.cast(), sql.as_ptr().cast::<c_char>(), len, &mut stmt, ptr::null_mut()))
+            call!(
+                api,
+                prepare_v2(
+                    db.cast(),
+                    sql.as_ptr().cast::<c_char>(),
+                    len,
+                    &mut stmt,
+                    ptr::null_mut()
+                )
+            )
         };
         if rc != 0 || stmt.is_null() {
             return Err(errmsg(api, db));
         }
-        Ok(Statement { db, stmt: stmt.cast(), api })
+        Ok(Statement {
+            db,
+            stmt: stmt.cast(),
+            api,
+        })
     }
 
     pub fn bind_text(&mut self, index: c_int, text: &str) -> Result<(), String> {
@@ -95,7 +108,16 @@ impl Statement {
         let len = c_int::try_from(text.len()).map_err(|_| "text too long".to_owned())?;
         // SAFETY: SQLITE_TRANSIENT makes SQLite copy the bytes before returning.
         let rc = unsafe {
-            call!(self.api, bind_text(self.stmt.cast(), index, text.as_ptr().cast::<c_char>(), len, transient()))
+            call!(
+                self.api,
+                bind_text(
+                    self.stmt.cast(),
+                    index,
+                    text.as_ptr().cast::<c_char>(),
+                    len,
+                    transient()
+                )
+            )
         };
         self.check(rc)
     }
@@ -183,7 +205,11 @@ fn errmsg(api: &sqlite3_api_routines, db: *mut sqlite3) -> String {
         // SAFETY: errmsg returns a NUL-terminated string owned by SQLite.
         unsafe {
             let p = call!(api, errmsg(db.cast()));
-            Ok(if p.is_null() { "unknown SQLite error".into() } else { CStr::from_ptr(p).to_string_lossy().into_owned() })
+            Ok(if p.is_null() {
+                "unknown SQLite error".into()
+            } else {
+                CStr::from_ptr(p).to_string_lossy().into_owned()
+            })
         }
     };
     message().unwrap_or_else(|e| e)

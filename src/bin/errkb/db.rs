@@ -33,7 +33,9 @@ pub fn open(path: &Path, extension: &Path, access: Access) -> Result<Connection>
             }
             Connection::open(path)
         }
-        Access::ReadOnly => Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX),
+        Access::ReadOnly => {
+            Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        }
     }
     .with_context(|| format!("cannot open database {}", path.display()))?;
     conn.busy_timeout(BUSY_TIMEOUT)?;

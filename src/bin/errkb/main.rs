@@ -91,7 +91,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             writeln!(out, "knowledge base ready: {}", db_path.display())?;
         }
         Command::Search { error, json } => return search(&db_path, &extension, &error, json, &mut out),
-        Command::Record { error, resolution, resolved_by, tool_sequence } => {
+        Command::Record {
+            error,
+            resolution,
+            resolved_by,
+            tool_sequence,
+        } => {
             let conn = db::open(&db_path, &extension, Access::ReadWrite)?;
             let mut params = Params::default();
             params.set("error", error);
@@ -110,7 +115,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let mut params = Params::default();
             if !std::io::stdin().is_terminal() {
                 let mut input = Vec::new();
-                std::io::stdin().read_to_end(&mut input).context("cannot read standard input")?;
+                std::io::stdin()
+                    .read_to_end(&mut input)
+                    .context("cannot read standard input")?;
                 params.set("stdin", String::from_utf8_lossy(&input));
             }
             for (name, value) in pairs {
@@ -124,7 +131,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
 
 /// The best past resolution for `error`, read-only: an ad-hoc search
 /// neither creates the database nor counts as a use of the fix.
-fn search(db_path: &std::path::Path, extension: &std::path::Path, error: &str, json: bool, out: &mut impl Write) -> Result<ExitCode> {
+fn search(
+    db_path: &std::path::Path,
+    extension: &std::path::Path,
+    error: &str,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<ExitCode> {
     if !db_path.exists() {
         eprintln!("no knowledge base at {} yet", db_path.display());
         return Ok(ExitCode::from(1));
@@ -158,6 +171,12 @@ fn search(db_path: &std::path::Path, extension: &std::path::Path, error: &str, j
     };
     writeln!(out, "match ({}): {}", field("stage"), field("error_normalized"))?;
     writeln!(out, "  resolution: {}", field("resolution"))?;
-    writeln!(out, "  used {} times; recorded {}; last used {}", field("use_count"), field("ts"), field("last_used"))?;
+    writeln!(
+        out,
+        "  used {} times; recorded {}; last used {}",
+        field("use_count"),
+        field("ts"),
+        field("last_used")
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -40,7 +40,10 @@ pub fn extension_file_name() -> String {
 pub fn extension(explicit: Option<PathBuf>) -> Result<PathBuf> {
     if let Some(path) = explicit {
         if !path.exists() {
-            bail!("no extension at {}: build it with 'make' or fix --extension/ERRKB_EXTENSION", path.display());
+            bail!(
+                "no extension at {}: build it with 'make' or fix --extension/ERRKB_EXTENSION",
+                path.display()
+            );
         }
         return Ok(path);
     }
@@ -56,5 +59,8 @@ pub fn extension(explicit: Option<PathBuf>) -> Result<PathBuf> {
         return Ok(found.clone());
     }
     let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
-    bail!("cannot find {name} (looked in: {}); build it with 'make' or pass --extension", tried.join(", "))
+    bail!(
+        "cannot find {name} (looked in: {}); build it with 'make' or pass --extension",
+        tried.join(", ")
+    )
 }

@@ -21,7 +21,9 @@ impl Params {
     }
 
     fn get(&self, sql_name: &str) -> Option<&str> {
-        self.0.get(sql_name.trim_start_matches([':', '@', '$'])).map(String::as_str)
+        self.0
+            .get(sql_name.trim_start_matches([':', '@', '$']))
+            .map(String::as_str)
     }
 }
 
