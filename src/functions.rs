@@ -8,7 +8,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use sqlite_loadable::prelude::*;
 use sqlite_loadable::{api, Error, FunctionFlags, Result};
 
-use crate::{normalize, similarity, version};
+use crate::{embed, model_files, normalize, similarity, version};
 
 pub type ScalarFn = fn(*mut sqlite3_context, &[*mut sqlite3_value]) -> Result<()>;
 
@@ -23,6 +23,10 @@ const PURE: FunctionFlags = FunctionFlags::from_bits_truncate(
     FunctionFlags::UTF8.bits() | FunctionFlags::DETERMINISTIC.bits() | FunctionFlags::INNOCUOUS.bits(),
 );
 const INFO: FunctionFlags = FunctionFlags::UTF8;
+/// Loads files named by the process environment or the caller: not for
+/// triggers or views of a database someone else wrote.
+const DIRECT: FunctionFlags =
+    FunctionFlags::from_bits_truncate(FunctionFlags::UTF8.bits() | FunctionFlags::DIRECTONLY.bits());
 
 /// Every scalar function errkb adds; `lib.rs` registers them in one loop.
 pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
@@ -43,6 +47,18 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         n_args: 2,
         func: length_ratio,
         flags: PURE,
+    },
+    ScalarFunction {
+        name: "embed",
+        n_args: 1,
+        func: embed,
+        flags: DIRECT,
+    },
+    ScalarFunction {
+        name: "errkb_set_model",
+        n_args: 1,
+        func: errkb_set_model,
+        flags: DIRECT,
     },
     ScalarFunction {
         name: "errkb_version",
@@ -114,6 +130,35 @@ fn length_ratio(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Resul
         _ => api::result_null(ctx),
     }
     Ok(())
+}
+
+/// `embed(text)`: the text's embedding as a float32 blob; NULL for NULL, a
+/// blob, or text with nothing to embed. A missing or broken model is an
+/// error that says where errkb looked and what to do.
+fn embed(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    if args.first().is_some_and(|v| api::value_type(v) == api::ValueType::Blob) {
+        api::result_null(ctx);
+        return Ok(());
+    }
+    let Some(text) = text_arg(args, 0) else {
+        api::result_null(ctx);
+        return Ok(());
+    };
+    let vector =
+        embed::with_embedder(|e| e.embed(&[&text])).map_err(|e| Error::new_message(format!("embed(): {e}")))?;
+    match vector.into_iter().next().flatten() {
+        Some(v) => api::result_blob(ctx, &embed::to_blob(&v)),
+        None => api::result_null(ctx),
+    }
+    Ok(())
+}
+
+/// `errkb_set_model(dir)`: use the model in `dir` for the rest of this process.
+fn errkb_set_model(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    let dir = text_arg(args, 0).ok_or_else(|| Error::new_message("errkb_set_model(): needs a directory"))?;
+    let files = model_files::set_model_override(dir.as_ref().into())
+        .map_err(|e| Error::new_message(format!("errkb_set_model(): {e}")))?;
+    api::result_text(ctx, files.model.display().to_string())
 }
 
 fn errkb_version(ctx: *mut sqlite3_context, _args: &[*mut sqlite3_value]) -> Result<()> {

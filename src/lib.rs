@@ -2,8 +2,11 @@
 //! loadable extension. `.load ./errkb` registers everything below, plus
 //! sqlite-vec (`vec0`, `vec_*`), so one load gives the whole SQL surface.
 
+mod embed;
+mod embed_batch;
 mod functions;
 pub mod js;
+mod model_files;
 pub mod normalize;
 mod search;
 pub mod similarity;
@@ -16,6 +19,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use sqlite_loadable::prelude::*;
 use sqlite_loadable::{define_scalar_function, define_table_function, Error, Result};
 
+use embed_batch::EmbedBatchTable;
 use functions::{guarded, SCALAR_FUNCTIONS};
 use search::KbSearchTable;
 
@@ -53,5 +57,6 @@ fn register(db: *mut sqlite3, pz_err_msg: *mut *mut c_char, p_api: *mut sqlite3_
         define_scalar_function(db, f.name, f.n_args, guarded(f.name, f.func), f.flags)?;
     }
     define_table_function::<KbSearchTable>(db, "kb_search", None)?;
+    define_table_function::<EmbedBatchTable>(db, "embed_batch", None)?;
     Ok(())
 }

@@ -27,17 +27,29 @@ pub const PREFIX_CHARS: usize = 30;
 /// A prefix match counts only when `length_ratio(query, row) >= 0.7`.
 pub const MIN_PREFIX_LENGTH_RATIO: f64 = 0.7;
 
+/// Vector stage thresholds, on vec0's default L2 distance between unit
+/// vectors (L2² = 2 − 2·cosine, so L2 0.76 ≈ cosine similarity 0.71 and
+/// L2 0.85 ≈ 0.64). The original system called them "cosine distance" but
+/// tuned them on L2.
+/// Nearer than this: a match.
+pub const MATCH_DISTANCE: f64 = 0.76;
+/// Nearer than this (but not MATCH_DISTANCE): a match only if the texts
+/// also share a keyword.
+pub const KEYWORD_CHECK_DISTANCE: f64 = 0.85;
+
 /// The stage queries. Each returns the `error_kb` columns in the order
 /// kb_search returns them (KB_COLUMN_COUNT of them).
 const EXACT_SQL: &str = include_str!("../sql/search/exact.sql");
 const PREFIX_SQL: &str = include_str!("../sql/search/prefix.sql");
 const SHORT_PREFIX_SQL: &str = include_str!("../sql/search/prefix_short.sql");
+const VECTOR_SQL: &str = include_str!("../sql/search/vector.sql");
 const KB_COLUMN_COUNT: usize = 9;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
     Exact,
     Prefix,
+    Vector,
 }
 
 impl Stage {
@@ -45,6 +57,7 @@ impl Stage {
         match self {
             Stage::Exact => "exact",
             Stage::Prefix => "prefix",
+            Stage::Vector => "vector",
         }
     }
 }
@@ -61,12 +74,23 @@ pub struct Hit {
 type StageFn = fn(*mut sqlite3, &str) -> std::result::Result<Option<Hit>, String>;
 
 /// The stages, cheapest first.
-const STAGES: &[StageFn] = &[exact_match, prefix_match];
+const STAGES: &[StageFn] = &[exact_match, prefix_match, vector_match];
 
 /// The best hit for `query`, or `None`. Never fails: a stage that errors
-/// (no table yet, an old schema) is passed over like a stage that misses.
+/// (no table yet, no model) is passed over like a stage that misses. With
+/// `ERRKB_TRACE` set, each stage's outcome is written to stderr, to answer
+/// "why did this not match?".
 pub fn best_match(db: *mut sqlite3, query: &str) -> Option<Hit> {
-    STAGES.iter().find_map(|stage| stage(db, query).ok().flatten())
+    let trace = std::env::var_os("ERRKB_TRACE").is_some();
+    STAGES.iter().find_map(|stage| match stage(db, query) {
+        Ok(hit) => hit,
+        Err(e) => {
+            if trace {
+                eprintln!("kb_search: stage failed: {e}");
+            }
+            None
+        }
+    })
 }
 
 fn exact_match(db: *mut sqlite3, query: &str) -> std::result::Result<Option<Hit>, String> {
@@ -106,16 +130,45 @@ fn prefix_match(db: *mut sqlite3, query: &str) -> std::result::Result<Option<Hit
     first_hit(stmt, Stage::Prefix)
 }
 
+fn vector_match(db: *mut sqlite3, query: &str) -> std::result::Result<Option<Hit>, String> {
+    // Cheap checks first: no vector table, or an empty one, needs no model.
+    let mut any = Statement::prepare(db, "SELECT 1 FROM vec_error_kb LIMIT 1")?;
+    if !any.step()? {
+        return Ok(None);
+    }
+    let Some(vector) = crate::embed::with_embedder(|e| e.embed(&[query]))?.pop().flatten() else {
+        return Ok(None);
+    };
+    let mut stmt = Statement::prepare(db, VECTOR_SQL)?;
+    stmt.bind_blob(1, &crate::embed::to_blob(&vector))?;
+    let Some(mut hit) = first_hit(stmt, Stage::Vector)? else { return Ok(None) };
+    let distance = hit.distance.take().unwrap_or(f64::INFINITY);
+    let key = hit.row[2].as_text().unwrap_or_default();
+    Ok(vector_accepts(distance, query, key).then_some(Hit { distance: Some(distance), ..hit }))
+}
+
+/// Whether the nearest row at `distance` is a match for `query`.
+pub fn vector_accepts(distance: f64, query: &str, key: &str) -> bool {
+    if distance < MATCH_DISTANCE {
+        true
+    } else if distance < KEYWORD_CHECK_DISTANCE {
+        crate::similarity::keyword_overlap(query, key) >= 1
+    } else {
+        false
+    }
+}
+
 fn first_hit(mut stmt: Statement, stage: Stage) -> std::result::Result<Option<Hit>, String> {
     if !stmt.step()? {
         return Ok(None);
     }
     let row = (0..KB_COLUMN_COUNT as c_int).map(|i| stmt.column(i)).collect();
-    Ok(Some(Hit {
-        row,
-        stage,
-        distance: None,
-    }))
+    // The vector stage's query has the distance after the row's columns.
+    let distance = match stmt.column(KB_COLUMN_COUNT as c_int) {
+        Value::Real(d) => Some(d),
+        _ => None,
+    };
+    Ok(Some(Hit { row, stage, distance }))
 }
 
 // ---- the table-valued function -------------------------------------------
@@ -238,4 +291,20 @@ fn result_value(ctx: *mut sqlite3_context, value: &Value) -> Result<()> {
         Value::Blob(b) => api::result_blob(ctx, b),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vector_thresholds_on_both_sides() {
+        let (q, shares, unrelated) = ("module not found", "cannot resolve module", "permission denied");
+        assert!(vector_accepts(0.7599, q, unrelated));
+        assert!(!vector_accepts(0.7600, q, unrelated));
+        assert!(vector_accepts(0.7600, q, shares));
+        assert!(vector_accepts(0.8499, q, shares));
+        assert!(!vector_accepts(0.8500, q, shares));
+        assert!(!vector_accepts(f64::INFINITY, q, shares));
+    }
 }

@@ -62,6 +62,15 @@ pub enum Value {
     Blob(Vec<u8>),
 }
 
+impl Value {
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Value::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
 /// A prepared statement on a borrowed connection; finalised on drop.
 pub struct Statement {
     db: *mut sqlite3,
@@ -128,6 +137,15 @@ impl Statement {
         self.check(rc)
     }
 
+    pub fn bind_blob(&mut self, index: c_int, blob: &[u8]) -> Result<(), String> {
+        let len = c_int::try_from(blob.len()).map_err(|_| "blob too long".to_owned())?;
+        // SAFETY: SQLITE_TRANSIENT makes SQLite copy the bytes before returning.
+        let rc = unsafe {
+            call!(self.api, bind_blob(self.stmt.cast(), index, blob.as_ptr().cast::<c_void>(), len, transient()))
+        };
+        self.check(rc)
+    }
+
     /// Advance to the next row: `Ok(true)` when there is one.
     pub fn step(&mut self) -> Result<bool, String> {
         // SAFETY: the statement is live until drop.
@@ -138,8 +156,16 @@ impl Statement {
         }
     }
 
-    /// Column `i` of the current row.
+    pub fn column_count(&self) -> c_int {
+        // SAFETY: the statement is live until drop.
+        self.api.column_count.map_or(0, |count| unsafe { count(self.stmt.cast()) })
+    }
+
+    /// Column `i` of the current row; NULL past the last column.
     pub fn column(&self, i: c_int) -> Value {
+        if i < 0 || i >= self.column_count() {
+            return Value::Null;
+        }
         let stmt = self.stmt.cast();
         let column = || -> Result<Value, String> {
             // SAFETY: only called after step() returned a row; pointers

@@ -5,9 +5,20 @@ pub const VERSION: &str = concat!("v", env!("CARGO_PKG_VERSION"));
 const GIT_HASH: &str = env!("ERRKB_GIT_HASH");
 const SQLITE_VEC_VERSION: &str = env!("ERRKB_SQLITE_VEC_VERSION");
 
+/// What is loaded and where the model files are, without loading a model.
 pub fn debug_report() -> String {
+    let found = |r: Result<std::path::PathBuf, String>| {
+        r.map_or_else(|e| format!("not found: {e}"), |p| p.display().to_string())
+    };
+    let model = match crate::embed::loaded_model() {
+        Some(dir) => format!("{} (loaded)", dir.display()),
+        None => found(crate::model_files::resolve_model().map(|f| f.model)),
+    };
     format!(
-        "Version: {VERSION}\nCommit: {GIT_HASH}\nSQLite: {}\nsqlite-vec: v{SQLITE_VEC_VERSION}",
-        crate::sqlite::libversion()
+        "Version: {VERSION}\nCommit: {GIT_HASH}\nSQLite: {}\nsqlite-vec: v{SQLITE_VEC_VERSION}\n\
+         Dimensions: {}\nModel: {model}\nONNX Runtime: {}",
+        crate::sqlite::libversion(),
+        crate::embed::DIMENSIONS,
+        found(crate::model_files::resolve_onnxruntime()),
     )
 }

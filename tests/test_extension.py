@@ -4,6 +4,7 @@ import pytest
 from conftest import EXTENSION, SQL, sqlite, sqlite_value
 
 ERRKB_FUNCTIONS = {
+    "embed/1", "errkb_set_model/1",
     "errkb_debug/0", "errkb_debug/1", "errkb_version/0",
     "keyword_overlap/2", "length_ratio/2", "normalize_error/1",
 }
@@ -28,7 +29,7 @@ def test_load_adds_exactly_these_functions():
 def test_load_adds_exactly_these_modules():
     query = "SELECT name FROM pragma_module_list"
     added = listing(query, load=True) - listing(query, load=False)
-    assert added == {"kb_search", "vec0", "vec_each"}
+    assert added == {"kb_search", "embed_batch", "vec0", "vec_each"}
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,197 @@
+//! `embed(text)`: sentence-transformers embeddings on ONNX Runtime.
+//!
+//! Token embeddings from the ONNX model, mean-pooled over the attention
+//! mask, L2-normalised: 384 float32 values, little-endian, as vec0 stores
+//! them. The runtime and the model are loaded once per process, on first
+//! use, so a caller that never reaches the vector stage never pays for them.
+
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+use ort::session::builder::GraphOptimizationLevel;
+use ort::session::Session;
+use ort::value::Tensor;
+use tokenizers::{Tokenizer, TruncationParams};
+
+use crate::model_files::{self, ModelFiles};
+
+/// Embedding width the knowledge base stores (`vec_error_kb`'s float[384]).
+pub const DIMENSIONS: usize = 384;
+/// Longest batch the batch job hands over at once.
+pub const MAX_BATCH: usize = 50;
+/// Token limit when the model directory does not say.
+const DEFAULT_MAX_TOKENS: usize = 512;
+
+/// A loaded model: tokenizer and inference session.
+pub struct Embedder {
+    session: Session,
+    tokenizer: Tokenizer,
+    pad_id: i64,
+    wants_token_type_ids: bool,
+}
+
+impl Embedder {
+    fn load(files: ModelFiles) -> Result<Self, String> {
+        let environment = runtime()?;
+        let threads = std::env::var("ERRKB_EMBED_THREADS")
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(1);
+        let session = Session::builder(environment)
+            .and_then(|b| Ok(b.with_intra_threads(threads)?))
+            .and_then(|b| Ok(b.with_inter_threads(1)?))
+            .and_then(|b| Ok(b.with_optimization_level(GraphOptimizationLevel::Level3)?))
+            .and_then(|mut b| b.commit_from_file(&files.model))
+            .map_err(|e| format!("cannot load the model {}: {e}", files.model.display()))?;
+        let mut tokenizer = Tokenizer::from_file(&files.tokenizer)
+            .map_err(|e| format!("cannot load the tokenizer {}: {e}", files.tokenizer.display()))?;
+        let pad_id = tokenizer.get_padding().map_or(0, |p| p.pad_id as i64);
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: max_tokens(&files.dir),
+                ..Default::default()
+            }))
+            .map_err(|e| format!("cannot configure the tokenizer: {e}"))?;
+        let wants_token_type_ids = session.inputs().iter().any(|i| i.name() == "token_type_ids");
+        Ok(Embedder {
+            session,
+            tokenizer,
+            pad_id,
+            wants_token_type_ids,
+        })
+    }
+
+    /// Embeddings of `texts`, one batch through the model. `None` for a text
+    /// with nothing to embed (empty or only whitespace).
+    pub fn embed(&mut self, texts: &[&str]) -> Result<Vec<Option<Vec<f32>>>, String> {
+        let wanted: Vec<usize> = (0..texts.len()).filter(|&i| !texts[i].trim().is_empty()).collect();
+        let mut out = vec![None; texts.len()];
+        if wanted.is_empty() {
+            return Ok(out);
+        }
+        let encodings = wanted
+            .iter()
+            .map(|&i| self.tokenizer.encode(texts[i], true))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("cannot tokenize: {e}"))?;
+        let rows = encodings.len();
+        let cols = encodings.iter().map(|e| e.len()).max().unwrap_or(0);
+        let mut ids = vec![self.pad_id; rows * cols];
+        let mut mask = vec![0i64; rows * cols];
+        for (r, encoding) in encodings.iter().enumerate() {
+            for (c, &id) in encoding.get_ids().iter().enumerate() {
+                ids[r * cols + c] = i64::from(id);
+                mask[r * cols + c] = 1;
+            }
+        }
+        let shape = [rows, cols];
+        let tensor = |data: Vec<i64>| Tensor::from_array((shape, data)).map_err(|e| e.to_string());
+        let mut inputs = ort::inputs! {
+            "input_ids" => tensor(ids)?,
+            "attention_mask" => tensor(mask.clone())?,
+        };
+        if self.wants_token_type_ids {
+            inputs.push(("token_type_ids".into(), tensor(vec![0; rows * cols])?.into()));
+        }
+        let outputs = self.session.run(inputs).map_err(|e| format!("inference failed: {e}"))?;
+        let hidden = outputs[0]
+            .try_extract_array::<f32>()
+            .map_err(|e| format!("unexpected model output: {e}"))?;
+        if hidden.ndim() != 3 || hidden.shape()[2] != DIMENSIONS {
+            return Err(format!(
+                "the model gives {:?}-shaped output; errkb stores {DIMENSIONS}-dimensional vectors",
+                hidden.shape()
+            ));
+        }
+        for (r, &i) in wanted.iter().enumerate() {
+            out[i] = Some(mean_pool_normalized(&hidden, &mask[r * cols..(r + 1) * cols], r));
+        }
+        Ok(out)
+    }
+}
+
+/// sentence-transformers pooling: the mean of the token vectors the
+/// attention mask keeps, scaled to unit length.
+fn mean_pool_normalized(hidden: &ndarray::ArrayViewD<'_, f32>, mask: &[i64], row: usize) -> Vec<f32> {
+    let mut sum = vec![0f32; DIMENSIONS];
+    let mut kept = 0f32;
+    for (t, &m) in mask.iter().enumerate() {
+        if m != 0 {
+            kept += 1.0;
+            for (d, s) in sum.iter_mut().enumerate() {
+                *s += hidden[[row, t, d]];
+            }
+        }
+    }
+    let mean: Vec<f32> = sum.iter().map(|s| s / kept.max(1.0)).collect();
+    let norm = mean.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+    mean.iter().map(|x| x / norm).collect()
+}
+
+/// The model's token limit: sentence-transformers' `max_seq_length`, else
+/// the tokenizer's `model_max_length`, else 512.
+fn max_tokens(dir: &std::path::Path) -> usize {
+    let read = |file: &str, key: &str| -> Option<usize> {
+        let text = std::fs::read_to_string(dir.join(file)).ok()?;
+        let value = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()?
+            .get(key)?
+            .as_u64()?;
+        usize::try_from(value).ok().filter(|&n| n > 0 && n <= 8192)
+    };
+    read("sentence_bert_config.json", "max_seq_length")
+        .or_else(|| read("tokenizer_config.json", "model_max_length"))
+        .unwrap_or(DEFAULT_MAX_TOKENS)
+}
+
+/// The ONNX Runtime environment, created once per process.
+fn runtime() -> Result<&'static ort::environment::Environment, String> {
+    static RUNTIME: OnceLock<Result<ort::environment::Environment, String>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            let library = model_files::resolve_onnxruntime()?;
+            // ONNX Runtime writes telemetry files under ~/.cache unless this is
+            // set before the library is loaded; with_telemetry(false) does not
+            // stop it.
+            std::env::set_var("ORT_DISABLE_TELEMETRY", "1");
+            ort::init_from(&library)
+                .map_err(|e| format!("cannot load ONNX Runtime from {}: {e}", library.display()))?
+                .with_telemetry(false)
+                .build()
+                .map_err(|e| format!("cannot start ONNX Runtime ({}): {e}", library.display()))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The process's model: loaded on first use, reloaded only if the resolved
+/// model directory changes. A failed load is remembered for that directory,
+/// so a batch does not retry a broken model for every row.
+static EMBEDDER: Mutex<Option<(PathBuf, Result<Embedder, String>)>> = Mutex::new(None);
+
+/// Run `f` with the loaded model.
+pub fn with_embedder<R>(f: impl FnOnce(&mut Embedder) -> Result<R, String>) -> Result<R, String> {
+    let files = model_files::resolve_model()?;
+    let mut slot = EMBEDDER.lock().unwrap_or_else(|p| p.into_inner());
+    if slot.as_ref().is_none_or(|(dir, _)| *dir != files.dir) {
+        let dir = files.dir.clone();
+        *slot = Some((dir, Embedder::load(files)));
+    }
+    match slot.as_mut().map(|(_, e)| e) {
+        Some(Ok(embedder)) => f(embedder),
+        Some(Err(e)) => Err(e.clone()),
+        None => unreachable!("filled above"),
+    }
+}
+
+/// Whether a model is loaded in this process, and which (for errkb_debug).
+pub fn loaded_model() -> Option<PathBuf> {
+    let slot = EMBEDDER.lock().unwrap_or_else(|p| p.into_inner());
+    slot.as_ref().and_then(|(dir, e)| e.as_ref().ok().map(|_| dir.clone()))
+}
+
+/// `vector` as the bytes vec0 expects: float32, little-endian.
+pub fn to_blob(vector: &[f32]) -> Vec<u8> {
+    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
