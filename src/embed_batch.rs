@@ -87,6 +87,9 @@ impl VTabCursor for EmbedBatchCursor {
                 "embed_batch(): at most {MAX_BATCH} texts at a time"
             )));
         }
+        if texts.is_empty() {
+            return Ok(()); // nothing to embed: do not load the model
+        }
         let texts: Vec<&str> = texts.iter().map(|t| t.as_str().unwrap_or("")).collect();
         let vectors = catch_unwind(AssertUnwindSafe(|| embed_resiliently(&texts)))
             .unwrap_or_else(|_| Err("internal error".to_owned()))

@@ -5,6 +5,7 @@
 //! only binds parameters and prints results.
 
 mod db;
+mod embed_job;
 mod paths;
 mod script;
 
@@ -61,6 +62,8 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         tool_sequence: Vec<String>,
     },
+    /// Embed every knowledge-base entry that has no vector yet
+    Embed,
     /// Run a .sql file; standard input (when piped) is bound as :stdin
     Run {
         file: PathBuf,
@@ -108,6 +111,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 params.set("tool_sequence", serde_json::to_string(&tool_sequence)?);
             }
             script::run(&conn, RECORD_SQL, &params, &mut out)?;
+        }
+        Command::Embed => {
+            // The batch job may use both cores; the realtime path keeps one.
+            if std::env::var_os("ERRKB_EMBED_THREADS").is_none() {
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                std::env::set_var("ERRKB_EMBED_THREADS", cores.to_string());
+            }
+            let conn = db::open(&db_path, &extension, Access::ReadWrite)?;
+            match embed_job::run(&conn, &db_path)? {
+                embed_job::Outcome::Ran(s) => writeln!(out, "embedded {}, skipped {}", s.embedded, s.skipped)?,
+                embed_job::Outcome::AlreadyRunning => writeln!(out, "another embedding job is running")?,
+            }
         }
         Command::Run { file, params: pairs } => {
             let sql = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;

@@ -1,0 +1,37 @@
+-- One batch of the embedding job: embed the next error_kb rows that have no
+-- vector yet. `errkb embed` runs it until nothing is left; by hand:
+--   .param set :after 0
+--   .param set :batch 50
+--   .read sql/jobs/embed_batch.sql      (repeat with :after = the last id)
+--
+-- :after  only rows with a larger id (so a row that cannot be embedded is
+--         passed over, not retried forever, within one run)
+-- :batch  rows per batch, at most 50
+-- Prints: embedded|skipped|last id looked at (empty when nothing was left).
+
+CREATE TEMP TABLE IF NOT EXISTS embed_job_batch (error_kb_id INTEGER PRIMARY KEY, embedding BLOB);
+DELETE FROM temp.embed_job_batch;
+
+-- 1. Embed into a temporary table: the model runs without holding a write
+--    lock on the database, so hooks writing meanwhile are not kept waiting.
+WITH todo AS MATERIALIZED (
+  SELECT id, CAST(error_normalized AS TEXT) AS text, row_number() OVER (ORDER BY id) - 1 AS i
+  FROM error_kb AS kb
+  WHERE id > :after
+    AND NOT EXISTS (SELECT 1 FROM vec_error_kb AS v WHERE v.error_kb_id = kb.id)
+  ORDER BY id
+  LIMIT :batch
+)
+INSERT INTO temp.embed_job_batch (error_kb_id, embedding)
+SELECT todo.id, e.embedding
+FROM todo
+JOIN embed_batch((SELECT json_group_array(text) FROM (SELECT text FROM todo ORDER BY i))) AS e ON e.i = todo.i;
+
+-- 2. Store the vectors in one short write. Rows another run stored in the
+--    meantime are left as they are, so running twice never duplicates.
+INSERT INTO vec_error_kb (error_kb_id, embedding)
+SELECT error_kb_id, embedding FROM temp.embed_job_batch AS b
+WHERE embedding IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM vec_error_kb AS v WHERE v.error_kb_id = b.error_kb_id);
+
+SELECT count(embedding), count(*) - count(embedding), max(error_kb_id) FROM temp.embed_job_batch;

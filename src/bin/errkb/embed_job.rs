@@ -1,0 +1,76 @@
+//! `errkb embed`: the batch embedding job. Runs sql/jobs/embed_batch.sql
+//! until every error_kb row without a vector has been tried once. Safe to
+//! stop at any point (each batch commits on its own) and to run while hooks
+//! write; a lock file keeps two jobs from running at once.
+
+use std::fs::File;
+use std::io::IsTerminal;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use rusqlite::Connection;
+
+use crate::script::{self, Params};
+
+const EMBED_BATCH_SQL: &str = include_str!("../../../sql/jobs/embed_batch.sql");
+/// Rows per batch: one model run each.
+const BATCH: usize = 50;
+
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub embedded: u64,
+    pub skipped: u64,
+}
+
+pub enum Outcome {
+    Ran(Summary),
+    /// Another job holds the lock; this one did nothing.
+    AlreadyRunning,
+}
+
+/// The lock file beside the database; held (flock) for the whole run.
+pub fn lock_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(".embed.lock");
+    PathBuf::from(name)
+}
+
+pub fn run(conn: &Connection, db: &Path) -> Result<Outcome> {
+    let lock = File::create(lock_path(db)).context("cannot create the job's lock file")?;
+    // SAFETY: flock on a file descriptor we own; released when `lock` closes.
+    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        return Ok(Outcome::AlreadyRunning);
+    }
+    let todo: i64 = conn.query_row(
+        "SELECT count(*) FROM error_kb AS kb WHERE NOT EXISTS \
+         (SELECT 1 FROM vec_error_kb AS v WHERE v.error_kb_id = kb.id)",
+        [],
+        |r| r.get(0),
+    )?;
+    let progress = if std::io::stderr().is_terminal() && todo > 0 {
+        indicatif::ProgressBar::new(todo as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let mut summary = Summary::default();
+    let mut after: i64 = i64::MIN;
+    while todo > 0 {
+        let mut params = Params::default();
+        params.set("after", after.to_string());
+        params.set("batch", BATCH.to_string());
+        let mut out = Vec::new();
+        script::run(conn, EMBED_BATCH_SQL, &params, &mut out)?;
+        let line = String::from_utf8_lossy(&out);
+        let fields: Vec<&str> = line.trim().split('|').collect();
+        let [embedded, skipped, last] = fields[..] else { anyhow::bail!("unexpected batch report: {line}") };
+        let Ok(last) = last.parse::<i64>() else { break };
+        let (embedded, skipped): (u64, u64) = (embedded.parse()?, skipped.parse()?);
+        summary.embedded += embedded;
+        summary.skipped += skipped;
+        progress.inc(embedded + skipped);
+        after = last;
+    }
+    progress.finish_and_clear();
+    Ok(Outcome::Ran(summary))
+}
