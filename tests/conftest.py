@@ -20,15 +20,18 @@ if shutil.which("sqlite3") is None:
     raise RuntimeError("the sqlite3 shell is missing: run 'make deps'")
 
 
-def sqlite(db, *statements, stdin=None, load=True, check=True):
+def sqlite(db, *statements, stdin=None, load=True, check=True, env=None, extension=None):
     """Run the sqlite3 shell on `db` (a path or ':memory:') with the
     extension loaded; each statement is a separate command-line argument.
     Returns the CompletedProcess (text mode, UTF-8)."""
     cmd = ["sqlite3", "-bail" if stdin is None else "-batch"]
     if load:
-        cmd += ["-cmd", f".load {EXTENSION.with_suffix('')}"]
+        cmd += ["-cmd", f".load {Path(extension or EXTENSION).with_suffix('')}"]
     cmd += [str(db), *statements]
-    proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, encoding="utf-8", errors="replace")
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("ERRKB_")}
+    full_env.update(env or {})
+    proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, encoding="utf-8", errors="replace",
+                          env=full_env)
     if check and proc.returncode != 0:
         raise AssertionError(f"sqlite3 failed ({proc.returncode}): {proc.stderr}")
     return proc
@@ -37,6 +40,20 @@ def sqlite(db, *statements, stdin=None, load=True, check=True):
 def sqlite_value(db, statement):
     """The single value a statement prints, as a string."""
     return sqlite(db, statement).stdout.rstrip("\n")
+
+
+MODEL_DIR = DIST / "model"
+
+
+@pytest.fixture
+def bare_extension(tmp_path):
+    """A copy of the extension alone in a folder: no model or ONNX Runtime
+    beside it, and a HOME with nothing in it."""
+    folder = tmp_path / "bare"
+    folder.mkdir()
+    shutil.copy(EXTENSION, folder / "errkb.so")
+    (tmp_path / "home").mkdir()
+    return folder / "errkb.so", {"HOME": str(tmp_path / "home")}
 
 
 def runner(*args, stdin=None, env=None, check=False, cwd=None):

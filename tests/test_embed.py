@@ -1,0 +1,102 @@
+"""embed(): sentence-transformers embeddings through the sqlite3 shell,
+with the test model (all-MiniLM-L6-v2, converted by make model)."""
+import pytest
+
+from conftest import MODEL_DIR, insert_kb, sqlite, sqlite_value
+
+WEATHER, SUNNY, STADIUM = "The weather is lovely today.", "It''s so sunny outside!", "He drove to the stadium."
+
+
+@pytest.mark.parametrize(
+    "a, b, published",
+    [(WEATHER, SUNNY, 0.6660), (WEATHER, STADIUM, 0.1046), (SUNNY, STADIUM, 0.1411)],
+)
+def test_published_sentence_transformers_similarities(a, b, published):
+    """The model card's cosine similarities for all-MiniLM-L6-v2."""
+    similarity = float(sqlite_value(":memory:", f"SELECT 1 - vec_distance_cosine(embed('{a}'), embed('{b}'))"))
+    assert abs(similarity - published) < 0.001
+
+
+def test_vectors_are_384_unit_float32():
+    out = sqlite_value(":memory:", "SELECT length(embed('hello')), vec_length(embed('hello')), "
+                                   "round(vec_distance_l2(embed('hello'), vec_f32(zeroblob(1536))), 5)")
+    assert out == "1536|384|1.0"
+
+
+@pytest.mark.parametrize("arg", ["NULL", "''", "'   '", "X'68656c6c6f'"])
+def test_nothing_to_embed_is_null(arg):
+    assert sqlite_value(":memory:", f"SELECT embed({arg}) IS NULL") == "1"
+
+
+def test_long_input_is_truncated_not_refused():
+    # 256 tokens is the model's limit: 2,000 and 20,000 words embed alike.
+    out = sqlite_value(":memory:", "SELECT round(vec_distance_l2(embed(replace(printf('%.2000c', 'x'), 'x', 'word ')), "
+                                   "embed(replace(printf('%.20000c', 'x'), 'x', 'word '))), 5), "
+                                   "length(embed(printf('%.*c', 10000000, 'y')))")
+    assert out == "0.0|1536"
+
+
+def test_loaded_model_is_reported():
+    report = sqlite(":memory:", "SELECT length(embed('a')) + length(embed('b'))", "SELECT errkb_debug()").stdout
+    assert f"Model: {MODEL_DIR} (loaded)" in report
+
+
+def test_missing_model_is_a_clear_error_from_embed(bare_extension, tmp_path):
+    extension, env = bare_extension
+    proc = sqlite(":memory:", "SELECT embed('x')", extension=extension, env=env, check=False)
+    assert proc.returncode == 1
+    assert "embed(): no model found (looked in" in proc.stderr
+    assert "'errkb model download'" in proc.stderr and "'make model'" in proc.stderr
+    proc = sqlite(":memory:", "SELECT embed('x')", env={"ERRKB_MODEL": str(tmp_path / "nowhere")}, check=False)
+    assert f"embed(): no model at {tmp_path / 'nowhere'} (it needs tokenizer.json" in proc.stderr
+
+
+def test_missing_onnxruntime_is_a_clear_error_from_embed(tmp_path):
+    proc = sqlite(":memory:", "SELECT embed('x')", env={"ERRKB_ORT_LIB": str(tmp_path / "libonnxruntime.so")}, check=False)
+    assert proc.returncode == 1
+    assert f"embed(): no ONNX Runtime library at {tmp_path / 'libonnxruntime.so'} (ERRKB_ORT_LIB)" in proc.stderr
+
+
+def test_broken_model_is_a_clear_error(tmp_path):
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "tokenizer.json").write_text((MODEL_DIR / "tokenizer.json").read_text())
+    (broken / "model.onnx").write_bytes(b"not a model")
+    proc = sqlite(":memory:", "SELECT embed('x')", env={"ERRKB_MODEL": str(broken)}, check=False)
+    assert proc.returncode == 1
+    assert f"embed(): cannot load the model {broken / 'model.onnx'}" in proc.stderr
+
+
+def test_set_model_validates_the_directory(tmp_path):
+    assert sqlite_value(":memory:", f"SELECT errkb_set_model('{MODEL_DIR}')") == str(MODEL_DIR / "model.onnx")
+    proc = sqlite(":memory:", f"SELECT errkb_set_model('{tmp_path}')", check=False)
+    assert f"errkb_set_model(): no model at {tmp_path}" in proc.stderr
+
+
+@pytest.fixture
+def kb_with_vectors(kb):
+    insert_kb(kb, [{"error_normalized": "Cannot find module <STR>", "resolution": "npm install"}])
+    sqlite(kb, "INSERT INTO vec_error_kb SELECT id, embed(error_normalized) FROM error_kb")
+    return kb
+
+
+QUERY = "SELECT count(*) FROM kb_search('Module not found: Error: Can''t resolve <STR>')"
+
+
+def test_vector_stage_finds_other_wording(kb_with_vectors):
+    assert sqlite_value(kb_with_vectors, QUERY) == "1"
+
+
+def test_missing_model_gives_no_row_in_kb_search(kb_with_vectors, bare_extension):
+    extension, env = bare_extension
+    assert sqlite(kb_with_vectors, QUERY, extension=extension, env=env).stdout == "0\n"
+
+
+def test_missing_library_gives_no_row_in_kb_search(kb_with_vectors, tmp_path):
+    env = {"ERRKB_ORT_LIB": str(tmp_path / "nope.so")}
+    assert sqlite(kb_with_vectors, QUERY, env=env).stdout == "0\n"
+
+
+def test_missing_vector_table_gives_no_row(kb_with_vectors):
+    sqlite(kb_with_vectors, "DROP TABLE vec_error_kb")
+    assert sqlite_value(kb_with_vectors, QUERY) == "0"
