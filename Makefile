@@ -46,13 +46,19 @@ $(ORT_LIB): $(PY)
 	@mkdir -p $(DIST)
 	cp $$($(PY) -c 'import onnxruntime, pathlib; print(next(pathlib.Path(onnxruntime.__file__).parent.glob("capi/libonnxruntime.so.*")))') $(ORT_LIB)
 
+# TypeScript's compiler, for the real-error corpus (tests/real_errors.py).
+TSC := .cache/npm/node_modules/.bin/tsc
+$(TSC):
+	@mkdir -p .cache/npm
+	cd .cache/npm && npm install --silent --no-audit --no-fund typescript@5.9.3 || echo "tsc not installed: its errors are left out of the corpus"
+
 demo: loadable model
 	@bash scripts/demo.sh
 
-test: loadable model test-rust test-sql
+test: loadable model $(TSC) test-rust test-sql
 
 test-rust:
-	$(CARGO) test --locked --lib
+	$(CARGO) test --locked --lib --bins
 
 test-sql: venv
 	$(PY) -m pytest -q tests

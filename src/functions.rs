@@ -55,6 +55,12 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         flags: DIRECT,
     },
     ScalarFunction {
+        name: "errkb_prepare_model",
+        n_args: 1,
+        func: errkb_prepare_model,
+        flags: DIRECT,
+    },
+    ScalarFunction {
         name: "errkb_set_model",
         n_args: 1,
         func: errkb_set_model,
@@ -159,6 +165,15 @@ fn errkb_set_model(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Re
     let files = model_files::set_model_override(dir.as_ref().into())
         .map_err(|e| Error::new_message(format!("errkb_set_model(): {e}")))?;
     api::result_text(ctx, files.model.display().to_string())
+}
+
+/// `errkb_prepare_model(dir)`: write the fast-loading copy of the model in
+/// `dir` (see embed::prepare); returns its path.
+fn errkb_prepare_model(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    let dir = text_arg(args, 0).ok_or_else(|| Error::new_message("errkb_prepare_model(): needs a directory"))?;
+    let path = embed::prepare(std::path::Path::new(dir.as_ref()))
+        .map_err(|e| Error::new_message(format!("errkb_prepare_model(): {e}")))?;
+    api::result_text(ctx, path.display().to_string())
 }
 
 fn errkb_version(ctx: *mut sqlite3_context, _args: &[*mut sqlite3_value]) -> Result<()> {

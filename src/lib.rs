@@ -2,7 +2,7 @@
 //! loadable extension. `.load ./errkb` registers everything below, plus
 //! sqlite-vec (`vec0`, `vec_*`), so one load gives the whole SQL surface.
 
-mod embed;
+pub mod embed;
 mod embed_batch;
 mod functions;
 pub mod js;
@@ -11,6 +11,7 @@ pub mod normalize;
 mod search;
 pub mod similarity;
 mod sqlite;
+pub mod unigram;
 mod version;
 
 use std::ffi::{c_char, c_int, c_uint};

@@ -141,10 +141,15 @@ fn vector_match(db: *mut sqlite3, query: &str) -> std::result::Result<Option<Hit
     };
     let mut stmt = Statement::prepare(db, VECTOR_SQL)?;
     stmt.bind_blob(1, &crate::embed::to_blob(&vector))?;
-    let Some(mut hit) = first_hit(stmt, Stage::Vector)? else { return Ok(None) };
+    let Some(mut hit) = first_hit(stmt, Stage::Vector)? else {
+        return Ok(None);
+    };
     let distance = hit.distance.take().unwrap_or(f64::INFINITY);
     let key = hit.row[2].as_text().unwrap_or_default();
-    Ok(vector_accepts(distance, query, key).then_some(Hit { distance: Some(distance), ..hit }))
+    Ok(vector_accepts(distance, query, key).then_some(Hit {
+        distance: Some(distance),
+        ..hit
+    }))
 }
 
 /// Whether the nearest row at `distance` is a match for `query`.

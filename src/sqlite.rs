@@ -141,7 +141,16 @@ impl Statement {
         let len = c_int::try_from(blob.len()).map_err(|_| "blob too long".to_owned())?;
         // SAFETY: SQLITE_TRANSIENT makes SQLite copy the bytes before returning.
         let rc = unsafe {
-            call!(self.api, bind_blob(self.stmt.cast(), index, blob.as_ptr().cast::<c_void>(), len, transient()))
+            call!(
+                self.api,
+                bind_blob(
+                    self.stmt.cast(),
+                    index,
+                    blob.as_ptr().cast::<c_void>(),
+                    len,
+                    transient()
+                )
+            )
         };
         self.check(rc)
     }
@@ -158,7 +167,9 @@ impl Statement {
 
     pub fn column_count(&self) -> c_int {
         // SAFETY: the statement is live until drop.
-        self.api.column_count.map_or(0, |count| unsafe { count(self.stmt.cast()) })
+        self.api
+            .column_count
+            .map_or(0, |count| unsafe { count(self.stmt.cast()) })
     }
 
     /// Column `i` of the current row; NULL past the last column.

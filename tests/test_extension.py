@@ -4,7 +4,7 @@ import pytest
 from conftest import EXTENSION, SQL, sqlite, sqlite_value
 
 ERRKB_FUNCTIONS = {
-    "embed/1", "errkb_set_model/1",
+    "embed/1", "errkb_set_model/1", "errkb_prepare_model/1",
     "errkb_debug/0", "errkb_debug/1", "errkb_version/0",
     "keyword_overlap/2", "length_ratio/2", "normalize_error/1",
 }

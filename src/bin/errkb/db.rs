@@ -46,6 +46,13 @@ pub fn open(path: &Path, extension: &Path, access: Access) -> Result<Connection>
     Ok(conn)
 }
 
+/// A connection with the extension and no database, for model commands.
+pub fn open_in_memory(extension: &Path) -> Result<Connection> {
+    let conn = Connection::open_in_memory()?;
+    load_extension(&conn, extension)?;
+    Ok(conn)
+}
+
 fn load_extension(conn: &Connection, extension: &Path) -> Result<()> {
     // SAFETY: the extension is errkb's own, found by paths::extension.
     unsafe {

@@ -48,14 +48,17 @@ pub fn run(conn: &Connection, db: &Path) -> Result<Outcome> {
         [],
         |r| r.get(0),
     )?;
-    let progress = if std::io::stderr().is_terminal() && todo > 0 {
+    if todo == 0 {
+        return Ok(Outcome::Ran(Summary::default())); // nothing to do: no model load
+    }
+    let progress = if std::io::stderr().is_terminal() {
         indicatif::ProgressBar::new(todo as u64)
     } else {
         indicatif::ProgressBar::hidden()
     };
     let mut summary = Summary::default();
     let mut after: i64 = i64::MIN;
-    while todo > 0 {
+    loop {
         let mut params = Params::default();
         params.set("after", after.to_string());
         params.set("batch", BATCH.to_string());
@@ -63,7 +66,9 @@ pub fn run(conn: &Connection, db: &Path) -> Result<Outcome> {
         script::run(conn, EMBED_BATCH_SQL, &params, &mut out)?;
         let line = String::from_utf8_lossy(&out);
         let fields: Vec<&str> = line.trim().split('|').collect();
-        let [embedded, skipped, last] = fields[..] else { anyhow::bail!("unexpected batch report: {line}") };
+        let [embedded, skipped, last] = fields[..] else {
+            anyhow::bail!("unexpected batch report: {line}")
+        };
         let Ok(last) = last.parse::<i64>() else { break };
         let (embedded, skipped): (u64, u64) = (embedded.parse()?, skipped.parse()?);
         summary.embedded += embedded;

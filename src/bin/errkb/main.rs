@@ -6,6 +6,7 @@
 
 mod db;
 mod embed_job;
+mod model_download;
 mod paths;
 mod script;
 
@@ -64,6 +65,11 @@ enum Command {
     },
     /// Embed every knowledge-base entry that has no vector yet
     Embed,
+    /// Get or prepare the embedding model
+    Model {
+        #[command(subcommand)]
+        action: ModelAction,
+    },
     /// Run a .sql file; standard input (when piped) is bound as :stdin
     Run {
         file: PathBuf,
@@ -71,6 +77,22 @@ enum Command {
         #[arg(long = "param", value_name = "NAME=VALUE", value_parser = script::parse_param)]
         params: Vec<(String, String)>,
     },
+}
+
+#[derive(Subcommand)]
+enum ModelAction {
+    /// Download the production model from Hugging Face (checksums verified)
+    /// into ~/.reflexion/models/, then prepare it
+    Download {
+        /// Hugging Face repository
+        #[arg(long, default_value = model_download::PRODUCTION_REPO)]
+        repo: String,
+        /// The float32 model instead of the int8 one
+        #[arg(long)]
+        fp32: bool,
+    },
+    /// Write the fast-loading copy (model.onnx + model.onnx.data) of a model directory
+    Prepare { dir: PathBuf },
 }
 
 fn main() -> ExitCode {
@@ -123,6 +145,32 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 embed_job::Outcome::Ran(s) => writeln!(out, "embedded {}, skipped {}", s.embedded, s.skipped)?,
                 embed_job::Outcome::AlreadyRunning => writeln!(out, "another embedding job is running")?,
             }
+        }
+        Command::Model { action } => {
+            let dir = match action {
+                ModelAction::Download { repo, fp32 } => {
+                    let dest = paths::data_root()?.join("models").join(&repo);
+                    let onnx = if fp32 {
+                        "onnx/model.onnx"
+                    } else {
+                        "onnx/model_quantized.onnx"
+                    };
+                    for file in ["tokenizer.json", "tokenizer_config.json", onnx] {
+                        if dest.join(file).is_file() {
+                            writeln!(out, "{file}: already there")?;
+                            continue;
+                        }
+                        model_download::fetch(&repo, file, &dest, &|msg| eprintln!("{msg}"))?;
+                        writeln!(out, "{file}: downloaded and verified")?;
+                    }
+                    dest
+                }
+                ModelAction::Prepare { dir } => dir,
+            };
+            let conn = db::open_in_memory(&extension)?;
+            let prepared: String =
+                conn.query_row("SELECT errkb_prepare_model(?1)", [dir.to_string_lossy()], |r| r.get(0))?;
+            writeln!(out, "ready: {prepared}")?;
         }
         Command::Run { file, params: pairs } => {
             let sql = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
