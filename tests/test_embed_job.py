@@ -6,12 +6,12 @@ import subprocess
 import threading
 import time
 
-from conftest import RUNNER, insert_kb, runner, sqlite, sqlite_value
+from conftest import RUNNER, connection, insert_kb, runner, sqlite, sqlite_value
 
 
 def vectors(db):
     """Stored vector ids, read from vec0's shadow table with plain sqlite3."""
-    with sqlite3.connect(db) as conn:
+    with connection(db) as conn:
         return sorted(r for (r,) in conn.execute("SELECT rowid FROM vec_error_kb_rowids"))
 
 
@@ -84,6 +84,7 @@ def test_hooks_can_write_while_the_job_runs(kb):
             except sqlite3.Error as e:
                 failures.append(e)
             time.sleep(0.002)
+        conn.close()
 
     thread = threading.Thread(target=writer)
     thread.start()

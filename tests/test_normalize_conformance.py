@@ -3,10 +3,9 @@ SPEC §3 rules: same bytes for every input, or the knowledge base splits."""
 import json
 import os
 import random
-import sqlite3
 import subprocess
 
-from conftest import ROOT, sqlite
+from conftest import ROOT, connection, sqlite
 from corpus import SEED_SCENARIOS, generated, loghub_messages, utf16_units
 
 REFERENCE = ROOT / "tests" / "reference" / "normalize.mjs"
@@ -26,11 +25,11 @@ def javascript_results(inputs, tmp_path):
 
 def extension_results(inputs, tmp_path):
     db = tmp_path / "inputs.db"
-    with sqlite3.connect(db) as conn:
+    with connection(db) as conn:
         conn.execute("CREATE TABLE inputs (id INTEGER PRIMARY KEY, text TEXT)")
         conn.executemany("INSERT INTO inputs VALUES (?, ?)", enumerate(inputs))
     sqlite(db, "CREATE TABLE results AS SELECT id, normalize_error(text) AS key FROM inputs")
-    with sqlite3.connect(db) as conn:
+    with connection(db) as conn:
         return [key for _, key in conn.execute("SELECT id, key FROM results ORDER BY id")]
 
 

@@ -1,11 +1,10 @@
 """kb_search stages 1 (exact) and 2 (prefix): SPEC §4, with fixtures on both
 sides of every boundary, and the seed scenarios RA-002, RA-003, RA-004."""
 import json
-import sqlite3
 
 import pytest
 
-from conftest import SQL, insert_kb, runner, sqlite, sqlite_value
+from conftest import SQL, connection, insert_kb, runner, sqlite, sqlite_value
 
 P30 = "TypeError: Cannot read propert"  # exactly 30 characters
 assert len(P30) == 30
@@ -119,7 +118,7 @@ def test_missing_database_gives_no_match_ra_002_5(tmp_path):
 
 def plan(db, sql_file, params):
     sql = (SQL / "search" / sql_file).read_text()
-    with sqlite3.connect(db) as conn:
+    with connection(db) as conn:
         # length_ratio is the extension's; the planner needs only its name.
         conn.create_function("length_ratio", 2, lambda a, b: 1.0)
         return [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, params)]

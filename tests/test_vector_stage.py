@@ -2,12 +2,11 @@
 L2 distances from the query's real embedding, on both sides of 0.76 and
 0.85, with and without a keyword in common."""
 import math
-import sqlite3
 import struct
 
 import pytest
 
-from conftest import insert_kb, sqlite
+from conftest import connection, insert_kb, sqlite
 
 QUERY = "Cannot find module <STR> in the workspace"
 SHARES_KEYWORD = "the module could not be located anywhere"      # shares "module"
@@ -36,7 +35,7 @@ def at_distance(q, distance, seed=1):
 def store(db, rows):
     """rows: (key, resolution, vector)."""
     insert_kb(db, [{"error_normalized": key, "resolution": res} for key, res, _ in rows])
-    with sqlite3.connect(db) as conn:
+    with connection(db) as conn:
         ids = dict(conn.execute("SELECT error_normalized, id FROM error_kb"))
     values = ", ".join(f"({ids[key]}, X'{struct.pack('<384f', *vec).hex()}')" for key, _, vec in rows)
     sqlite(db, f"INSERT INTO vec_error_kb(error_kb_id, embedding) VALUES {values}")
