@@ -5,7 +5,19 @@ use std::process::Command;
 fn main() {
     // Without SQLITE_CORE: sqlite-vec then calls SQLite through the API
     // table the host passes at `.load`, as the rest of the extension does.
-    cc::Build::new()
+    let mut build = cc::Build::new();
+    // sqlite-vec's SIMD distance kernels: KNN at 10k vectors is several times
+    // faster with them. AVX is on every x86-64 CPU since 2011.
+    match std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() {
+        Ok("x86_64") => {
+            build.define("SQLITE_VEC_ENABLE_AVX", None).flag("-mavx");
+        }
+        Ok("aarch64") => {
+            build.define("SQLITE_VEC_ENABLE_NEON", None);
+        }
+        _ => {}
+    }
+    build
         .file("vendor/sqlite-vec/sqlite-vec.c")
         .include("vendor/sqlite-vec")
         .define("SQLITE_VEC_STATIC", None)

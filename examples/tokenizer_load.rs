@@ -20,7 +20,8 @@ fn main() {
     let start = Instant::now();
     let ids = match how {
         "library" => {
-            let t = tokenizers::Tokenizer::from_file(path).expect("tokenizer");
+            let mut t = tokenizers::Tokenizer::from_file(path).expect("tokenizer");
+            t.with_padding(None); // as errkb configures it
             t.encode(text, true).expect("encode").get_ids().to_vec()
         }
         _ => {

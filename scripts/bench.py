@@ -30,6 +30,7 @@ EXAMPLES = ROOT / "target" / "release" / "examples"
 
 
 def sh(*cmd, **kw):
+    """Run a command, return its stdout; keyword arguments go to subprocess.run."""
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout
 
 
@@ -51,11 +52,7 @@ def throughput():
     for _ in range(3):  # interleave, so both see the same machine state
         js.append(json.loads(sh("node", str(ROOT / "tests/reference/normalize.mjs"), "--bench", str(path), rounds))["median"])
         rust.append(json.loads(sh(str(EXAMPLES / "normalize_throughput"), str(path), rounds))["median"])
-    db = CACHE / "corpus.db"
-    db.unlink(missing_ok=True)
-    with closing(sqlite3.connect(db)) as conn, conn:
-        conn.execute("CREATE TABLE corpus (text TEXT)")
-        conn.executemany("INSERT INTO corpus VALUES (?)", ((m,) for m in corpus))
+    db = corpus_db(corpus)
 
     def sql_seconds(expr):
         out = sh("sqlite3", "-cmd", f".load {EXT.with_suffix('')}", str(db),
@@ -71,10 +68,21 @@ def throughput():
 
 # ---- knowledge bases of 1k .. 1M rows ------------------------------------
 
+def corpus_db(corpus=None):
+    """The loghub messages in a table, for the sqlite3 shell to read."""
+    db = CACHE / "corpus.db"
+    if corpus is not None or not db.exists():
+        db.unlink(missing_ok=True)
+        with closing(sqlite3.connect(db)) as conn, conn:
+            conn.execute("CREATE TABLE corpus (text TEXT)")
+            conn.executemany("INSERT INTO corpus VALUES (?)", ((m,) for m in corpus or loghub_messages()))
+    return db
+
+
 def base_keys():
     """Distinct normalised keys of real log messages: the templates rows
     are made from."""
-    db = CACHE / "corpus.db"
+    db = corpus_db()
     out = sh("sqlite3", "-cmd", f".load {EXT.with_suffix('')}", str(db),
              "SELECT DISTINCT normalize_error(text) FROM corpus WHERE length(normalize_error(text)) >= 40")
     return sorted(set(out.splitlines()))
@@ -150,6 +158,196 @@ def process_times(db, query, runs=40):
     return {k: statistics.median(v) for k, v in times.items()}
 
 
+# ---- embeddings -------------------------------------------------------------
+
+MODELS = {  # label → model directory
+    "test model, int8 (dist/model)": DIST / "model",
+    "test model, float32 (dist/model-fp32)": DIST / "model-fp32",
+    "production-shaped stand-in, int8, prepared": CACHE / "standin",
+    "production-shaped stand-in, int8, single file": CACHE / "standin-single",
+}
+PY = sys.executable
+
+
+def standin():
+    """The production-shaped stand-in (random weights, 12 layers, 250k
+    pieces) and the same model as the single ONNX file a download holds."""
+    if not (CACHE / "standin" / "model.onnx").exists():
+        sh(PY, str(ROOT / "scripts/standin_tokenizer.py"), str(CACHE / "standin"))
+        sh(PY, str(ROOT / "scripts/bert_onnx.py"), "standin", str(CACHE / "standin"))
+    single = CACHE / "standin-single"
+    if not (single / "model.onnx").exists():
+        single.mkdir(parents=True, exist_ok=True)
+        for f in ("tokenizer.json", "tokenizer_config.json", "sentence_bert_config.json"):
+            (single / f).write_bytes((CACHE / "standin" / f).read_bytes())
+        sh(PY, "-c", "import onnx, sys; onnx.save_model(onnx.load(sys.argv[1]), sys.argv[2])",
+           str(CACHE / "standin/model.onnx"), str(single / "model.onnx"))
+
+
+def cold(cmd, env, runs=9):
+    """Median wall time (ms) and peak RSS (MB) of a whole process."""
+    times, rss = [], []
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        times.append((time.perf_counter() - start) * 1000)
+        rss.append(usage.ru_maxrss / 1024)
+        if status != 0:
+            raise RuntimeError(f"{cmd} failed: {proc.stderr.read().decode()}")
+    return statistics.median(times), max(rss)
+
+
+def vector_kb(model):
+    """A small knowledge base whose vectors come from `model`."""
+    db = CACHE / f"vectors_{model.name}.db"
+    if not db.exists():
+        sh(str(DIST / "errkb"), "--db", str(db), "init")
+        with closing(sqlite3.connect(db)) as conn, conn:
+            conn.executemany("INSERT INTO error_kb (ts, error_normalized, resolution) VALUES ('t', ?, 'fix')",
+                             [(k,) for k in base_keys()[:1000]] + [("Cannot find module <STR>",)])
+        subprocess.run([str(DIST / "errkb"), "--db", str(db), "embed"], check=True, capture_output=True,
+                       env={**os.environ, "ERRKB_MODEL": str(model)})
+    return db
+
+
+def knn_db(n):
+    db = CACHE / f"knn_{n}.db"
+    if not db.exists():
+        sh("sqlite3", "-cmd", f".load {EXT.with_suffix('')}", str(db), f".read {ROOT / 'sql/schema.sql'}",
+           "INSERT INTO vec_error_kb(error_kb_id, embedding) SELECT o.value, vec_normalize(vec_f32("
+           "(SELECT json_group_array((abs(random()) % 2001) / 1000.0 - 1.0) FROM generate_series(1, 384) "
+           f"WHERE o.value IS NOT NULL))) FROM generate_series(1, {n}) AS o")
+    return db
+
+
+def embeddings():
+    standin()
+    tool = str(EXAMPLES / "embed_bench")
+    ext = str(EXT)
+    rows = []
+    for label, model in MODELS.items():
+        env = {"ERRKB_MODEL": str(model)}
+        embed_ms, embed_mb = cold(["sqlite3", ":memory:", "-cmd", f".load {EXT.with_suffix('')}",
+                                   "SELECT length(embed('Cannot find module <STR> imported from <PATH>'))"], env)
+        db = vector_kb(model)
+        search_ms, search_mb = cold([str(DIST / "errkb"), "--db", str(db), "search", "--json",
+                                     "Module not found: Error: Can't resolve 'react'"], env)
+        single = json.loads(sh(tool, ext, "single", "200", env={**os.environ, **env}))
+        b1 = json.loads(sh(tool, ext, "batch", "10", env={**os.environ, **env, "ERRKB_EMBED_THREADS": "1"}))
+        b2 = json.loads(sh(tool, ext, "batch", "10", env={**os.environ, **env, "ERRKB_EMBED_THREADS": "2"}))
+        rows.append(f"| {label} | {embed_ms:.0f} ms / {embed_mb:.0f} MB | {search_ms:.0f} ms / {search_mb:.0f} MB "
+                    f"| {single['p50_us'] / 1000:.1f} | {b1['sentences_per_s']:.0f} | {b2['sentences_per_s']:.0f} |")
+    tokenizer_rows = []
+    for label, path in [("production-shaped, 250,002 pieces (Unigram)", CACHE / "standin/tokenizer.json"),
+                        ("test model, 30,522 pieces (WordPiece)", DIST / "model/tokenizer.json")]:
+        lib = [json.loads(sh(str(EXAMPLES / "tokenizer_load"), "library", str(path))) for _ in range(3)]
+        ours = [json.loads(sh(str(EXAMPLES / "tokenizer_load"), "errkb", str(path))) for _ in range(3)]
+        assert lib[0]["ids"] == ours[0]["ids"]
+        med = lambda runs, k: statistics.median(r[k] for r in runs)
+        tokenizer_rows.append(f"| {label} | {med(lib, 'load_and_encode_ms'):.0f} ms / {med(lib, 'peak_rss_mb'):.0f} MB "
+                              f"| {med(ours, 'load_and_encode_ms'):.0f} ms / {med(ours, 'peak_rss_mb'):.0f} MB |")
+    knn = []
+    for n in (1_000, 10_000, 100_000):
+        r = json.loads(sh(tool, ext, "knn", str(knn_db(n)), "20"))
+        knn.append(f"| {n:,} | {r['p50_us'] / 1000:.2f} | {r['p90_us'] / 1000:.2f} |")
+    drift = []
+    pairs = [("The weather is lovely today.", "It''s so sunny outside!", 0.6660),
+             ("The weather is lovely today.", "He drove to the stadium.", 0.1046),
+             ("It''s so sunny outside!", "He drove to the stadium.", 0.1411)]
+    for a, b, published in pairs:
+        got = {}
+        for name in ("model-fp32", "model"):
+            got[name] = float(sh("sqlite3", ":memory:", "-cmd", f".load {EXT.with_suffix('')}",
+                                 f"SELECT 1 - vec_distance_cosine(embed('{a}'), embed('{b}'))",
+                                 env={**os.environ, "ERRKB_MODEL": str(DIST / name)}))
+        drift.append(f"| {a.replace(chr(39) * 2, chr(39))} / {b.replace(chr(39) * 2, chr(39))} | {published:.4f} "
+                     f"| {got['model-fp32']:.4f} | {got['model']:.4f} ({got['model'] - published:+.4f}) |")
+    sys.path.insert(0, str(ROOT / "tests"))
+    import tempfile
+    from retrieval import evaluate
+    with tempfile.TemporaryDirectory() as tmp:
+        r = evaluate(Path(tmp))
+    retrieval_rows = [
+        f"| {x['verdict']} | {(x['hit'] or {}).get('stage', '–')} | {x['nearest']:.3f} | `{x['query'][:90]}` |"
+        for x in r["results"]]
+    return f"""
+## Embeddings: embed(), the vector stage, the batch job
+
+Run {datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")} by `make bench` on: {machine()}.
+Medians. The production model itself is not downloadable here; its
+stand-in has its shapes (12 layers, hidden 384, 250,002-token vocabulary,
+int8 per channel, random weights) and a generated 250,002-piece Unigram
+tokenizer (`scripts/bert_onnx.py standin`, `scripts/standin_tokenizer.py`).
+
+### Cold start, warm latency, throughput
+
+"Cold" is a whole new process up to its first vector: the sqlite3 shell
+running one `embed()`, and the runner's `search` reaching the vector stage
+(text stages miss) in a 1,000-row knowledge base. Peak RSS of that process.
+Warm: in-process `embed()` of one ~15-token error (1 thread, the realtime
+setting). Batch: `embed_batch` of 50 error keys.
+
+| model | cold `embed()` (sqlite3) | cold vector search (runner) | warm p50 ms | batch/s, 1 thread | batch/s, 2 threads |
+|---|---|---|---:|---:|---:|
+{chr(10).join(rows)}
+
+Goals: production-shaped cold start under 150 ms and 150 MB with no daemon
+(the JavaScript system: 2 s per query without its daemon, 3.7 s to load
+the model); at least 500 sentences/s for the test model (`errkb embed`
+uses both cores). The float32 model is compute bound here (about 78 GFLOP/s
+on one core at 184/s), which is why the test model ships as int8, as the
+production model does.
+
+### Tokenizer load (load + one encode, one process)
+
+| tokenizer.json | tokenizers 0.23 as is | errkb (compact Unigram) |
+|---|---|---|
+{chr(10).join(tokenizer_rows)}
+
+Both give the same ids (checked here, and by a property test in
+`src/unigram.rs`).
+
+### Quantisation drift
+
+Cosine similarities of the all-MiniLM-L6-v2 model card's sentences:
+
+| sentences | published | float32 | int8 per channel (shipped default) |
+|---|---:|---:|---:|
+{chr(10).join(drift)}
+
+### KNN in vec_error_kb (`k = 3`, random unit vectors)
+
+| stored vectors | p50 ms | p90 ms |
+|---:|---:|---:|
+{chr(10).join(knn)}
+
+Goal: at most 5 ms at 10k.
+
+### Retrieval on real tool errors
+
+`tests/real_errors.py` runs node, python, tsc, rustc, gcc, git, bash,
+sqlite3 and npm on broken inputs. The knowledge base learns one error per
+problem; queries are other failures of the same problems, worded
+differently (other tools, other names), plus errors of kinds it never saw.
+Test model (int8), SPEC thresholds (L2 0.76, and 0.85 with a shared keyword).
+
+Precision **{r['precision']:.2f}**, recall **{r['recall']:.2f}** ({r['correct']} of {r['positives']} found with the right fix,
+{r['wrong']} with a wrong fix, {r['false_hits']} of {r['negatives']} unrelated errors matched).
+
+| verdict | stage | nearest L2 | query |
+|---|---|---:|---|
+{chr(10).join(retrieval_rows)}
+
+The misses are not near misses: their nearest stored error is at L2 0.9
+to 1.1, so no threshold in reach of the SPEC's would find them without
+also matching unrelated errors (those sit at 0.82 to 1.16). This English
+6-layer test model does not place these cross-tool paraphrases close; the
+thresholds were tuned on the multilingual 12-layer production model,
+which cannot be measured here (no download).
+"""
+
+
 # ---- report -----------------------------------------------------------------
 
 def write_section(name, body):
@@ -165,6 +363,11 @@ def write_section(name, body):
 
 def main():
     CACHE.mkdir(parents=True, exist_ok=True)
+    if sys.argv[1:] == ["embeddings"]:
+        body = embeddings()
+        write_section("embeddings", body)
+        print(body)
+        return
     print("normalize_error throughput ...", flush=True)
     t = throughput()
     bases = base_keys()
@@ -230,6 +433,9 @@ Goal: p50 under 100 µs at every size.
 | `dist/errkb --db DB search --json '…'` | {process['runner_search']:.2f} |
 """
     write_section("core", body)
+    print(body)
+    body = embeddings()
+    write_section("embeddings", body)
     print(body)
 
 
