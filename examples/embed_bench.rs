@@ -23,7 +23,11 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 fn main() -> rusqlite::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let (extension, mode) = (&args[1], args[2].as_str());
-    let db = if mode == "knn" { args[3].clone() } else { ":memory:".to_owned() };
+    let db = if mode == "knn" {
+        args[3].clone()
+    } else {
+        ":memory:".to_owned()
+    };
     let rounds: usize = args.last().unwrap().parse().expect("rounds");
     let conn = Connection::open(&db)?;
     unsafe {
@@ -44,7 +48,9 @@ fn main() -> rusqlite::Result<()> {
             serde_json::json!({"p50_us": percentile(&micros, 0.5), "p90_us": percentile(&micros, 0.9)})
         }
         "batch" => {
-            let texts: Vec<String> = (0..50).map(|i| format!("{} #{i}", SENTENCES[i % SENTENCES.len()])).collect();
+            let texts: Vec<String> = (0..50)
+                .map(|i| format!("{} #{i}", SENTENCES[i % SENTENCES.len()]))
+                .collect();
             let json = serde_json::to_string(&texts).unwrap();
             let mut stmt = conn.prepare("SELECT count(embedding) FROM embed_batch(?1)")?;
             stmt.query_row([&json], |r| r.get::<_, i64>(0))?;

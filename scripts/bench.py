@@ -417,6 +417,9 @@ from {len(bases):,} real error templates; past that, variants share a
 template's first 30 characters, so the prefix stage has many candidates
 ("prefix crowd" = median number of rows sharing a prefix query's first 30 characters).
 "Stages" shows what answered, to show each column measures what it says.
+These knowledge bases hold no vectors, so a miss is both text stages plus
+the vector stage's check that `vec_error_kb` is empty (no model load); the
+vector stage itself is measured in the embeddings section.
 
 | rows | exact p50 µs | prefix p50 µs | miss p50 µs | p90 µs (e / p / m) | prefix crowd | stages (exact, prefix, miss) |
 |---:|---:|---:|---:|---|---:|---|

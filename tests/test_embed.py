@@ -112,3 +112,13 @@ def test_missing_library_gives_no_row_in_kb_search(kb_with_vectors, tmp_path):
 def test_missing_vector_table_gives_no_row(kb_with_vectors):
     sqlite(kb_with_vectors, "DROP TABLE vec_error_kb")
     assert sqlite_value(kb_with_vectors, QUERY) == "0"
+
+
+def test_model_from_config_json(tmp_path):
+    (tmp_path / ".reflexion").mkdir()
+    (tmp_path / ".reflexion" / "config.json").write_text(f'{{"model": "{FP32_MODEL_DIR}"}}')
+    report = sqlite(":memory:", "SELECT errkb_debug()", env={"HOME": str(tmp_path)}).stdout
+    assert f"Model: {FP32_MODEL_DIR / 'model.onnx'}" in report
+    # The environment wins over the config file.
+    report = sqlite(":memory:", "SELECT errkb_debug()", env={"HOME": str(tmp_path), "ERRKB_MODEL": str(MODEL_DIR)}).stdout
+    assert f"Model: {MODEL_DIR / 'model.onnx'}" in report

@@ -106,3 +106,15 @@ def test_two_jobs_never_run_at_once(kb):
     assert second.stdout == "another embedding job is running\n"
     first.communicate(timeout=120)
     assert len(vectors(kb)) == 2000
+
+
+def test_progress_shows_in_a_terminal_only(kb):
+    insert_kb(kb, [{"error_normalized": f"error {i} while testing progress"} for i in range(120)])
+    # `script` runs the job on a pseudo-terminal, as a person would.
+    tty = subprocess.run(["script", "-qec", f"{RUNNER} --db {kb} embed", "/dev/null"],
+                         capture_output=True, text=True, timeout=120)
+    assert tty.returncode == 0
+    assert "120/120" in tty.stdout or "/120" in tty.stdout  # the bar, drawn on the terminal
+    sqlite(kb, "DELETE FROM vec_error_kb")
+    piped = runner("--db", str(kb), "embed", check=True)
+    assert piped.stdout == "embedded 120, skipped 0\n" and piped.stderr == ""

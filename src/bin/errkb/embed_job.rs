@@ -52,7 +52,9 @@ pub fn run(conn: &Connection, db: &Path) -> Result<Outcome> {
         return Ok(Outcome::Ran(Summary::default())); // nothing to do: no model load
     }
     let progress = if std::io::stderr().is_terminal() {
-        indicatif::ProgressBar::new(todo as u64)
+        let style = indicatif::ProgressStyle::with_template("embedding {bar:30} {pos}/{len}  {per_sec}  eta {eta}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+        indicatif::ProgressBar::new(todo as u64).with_style(style)
     } else {
         indicatif::ProgressBar::hidden()
     };
