@@ -45,6 +45,14 @@ CREATE VIRTUAL TABLE IF NOT EXISTS vec_error_kb USING vec0(
   embedding float[384]
 );
 
+-- The tool_error events already turned into a resolution: each is learned
+-- at most once (events rows are never updated).
+CREATE TABLE IF NOT EXISTS resolved_errors (
+  event_id INTEGER PRIMARY KEY,  -- events.id of the tool_error
+  error_kb_id INTEGER,           -- the error_kb row it fed
+  ts TEXT NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS analysis_cache (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   ts TEXT NOT NULL,
@@ -54,4 +62,4 @@ CREATE TABLE IF NOT EXISTS analysis_cache (
   analysis JSON NOT NULL
 );
 
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;

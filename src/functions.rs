@@ -8,7 +8,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use sqlite_loadable::prelude::*;
 use sqlite_loadable::{api, Error, FunctionFlags, Result};
 
-use crate::{embed, model_files, normalize, similarity, version};
+use crate::{embed, model_files, normalize, redact, resolution, similarity, version};
 
 pub type ScalarFn = fn(*mut sqlite3_context, &[*mut sqlite3_value]) -> Result<()>;
 
@@ -65,6 +65,18 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         n_args: 1,
         func: errkb_set_model,
         flags: DIRECT,
+    },
+    ScalarFunction {
+        name: "redact_secrets",
+        n_args: 1,
+        func: redact_secrets,
+        flags: PURE,
+    },
+    ScalarFunction {
+        name: "resolution_text",
+        n_args: 1,
+        func: resolution_text,
+        flags: PURE,
     },
     ScalarFunction {
         name: "errkb_version",
@@ -174,6 +186,22 @@ fn errkb_prepare_model(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -
     let path = embed::prepare(std::path::Path::new(dir.as_ref()))
         .map_err(|e| Error::new_message(format!("errkb_prepare_model(): {e}")))?;
     api::result_text(ctx, path.display().to_string())
+}
+
+fn redact_secrets(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    match text_arg(args, 0) {
+        Some(raw) => api::result_text(ctx, redact::redact_secrets(&raw))?,
+        None => api::result_null(ctx),
+    }
+    Ok(())
+}
+
+fn resolution_text(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    match text_arg(args, 0) {
+        Some(raw) => api::result_text(ctx, resolution::resolution_text(&raw))?,
+        None => api::result_null(ctx),
+    }
+    Ok(())
 }
 
 fn errkb_version(ctx: *mut sqlite3_context, _args: &[*mut sqlite3_value]) -> Result<()> {

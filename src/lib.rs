@@ -8,6 +8,8 @@ mod functions;
 pub mod js;
 mod model_files;
 pub mod normalize;
+pub mod redact;
+pub mod resolution;
 mod search;
 pub mod similarity;
 mod sqlite;

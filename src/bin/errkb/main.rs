@@ -6,6 +6,7 @@
 
 mod db;
 mod embed_job;
+mod hook;
 mod model_download;
 mod paths;
 mod script;
@@ -63,6 +64,12 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         tool_sequence: Vec<String>,
     },
+    /// Run a Claude Code hook: the payload on stdin, the answer on stdout;
+    /// always exits 0 (failures go to ~/.reflexion/logs/hooks.log)
+    Hook {
+        /// The hook event, e.g. PostToolUseFailure
+        event: String,
+    },
     /// Embed every knowledge-base entry that has no vector yet
     Embed,
     /// Get or prepare the embedding model
@@ -97,6 +104,11 @@ enum ModelAction {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Hook { event } = &cli.command {
+        // Paths are resolved inside, so that even a missing HOME is logged, not fatal.
+        hook::run(event, cli.db, cli.extension);
+        return ExitCode::SUCCESS;
+    }
     match run(cli) {
         Ok(code) => code,
         Err(err) => {
@@ -146,6 +158,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 embed_job::Outcome::AlreadyRunning => writeln!(out, "another embedding job is running")?,
             }
         }
+        Command::Hook { .. } => unreachable!("handled in main"),
         Command::Model { action } => {
             let dir = match action {
                 ModelAction::Download { repo, fp32 } => {

@@ -1,0 +1,37 @@
+-- PostToolUseFailure: store the failure, then tell the agent how the same
+-- (or a similar) error was fixed before.
+-- :stdin  Claude Code's payload: session_id, cwd, tool_name, tool_input, error
+-- Prints the hook's JSON answer when a past fix is found, nothing otherwise.
+
+CREATE TEMP TABLE payload AS
+SELECT coalesce(json_extract(:stdin, '$.session_id'), 'unknown') AS session_id,
+       json_extract(:stdin, '$.cwd') AS cwd,
+       json_extract(:stdin, '$.tool_name') AS tool,
+       coalesce(json_extract(:stdin, '$.error'), '') AS error;
+
+-- 1. The event (before anything that may be slow or fail).
+INSERT INTO events (v, type, ts, session_id, project, project_path, data)
+SELECT 1, 'tool_error', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id,
+       -- the last component of cwd: strip everything up to the last '/'
+       replace(rtrim(cwd, '/'), rtrim(rtrim(cwd, '/'), replace(rtrim(cwd, '/'), '/', '')), ''),
+       cwd,
+       json_object('tool', tool, 'error', normalize_error(error), 'errorRaw', substr(error, 1, 500))
+FROM temp.payload;
+
+-- 2. The best past fix: exact, prefix, then vector stage.
+CREATE TEMP TABLE hit AS
+SELECT * FROM kb_search((SELECT normalize_error(error) FROM temp.payload));
+
+-- 3. Count the use, once.
+UPDATE error_kb SET use_count = use_count + 1, last_used = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE id IN (SELECT id FROM temp.hit);
+
+-- 4. The answer.
+SELECT json_object('hookSpecificOutput', json_object(
+         'hookEventName', 'PostToolUseFailure',
+         'additionalContext',
+         '[Reflexion 에러 KB] 이전에 동일 에러를 해결한 이력이 있습니다:' || char(10)
+         || '- 에러: ' || error_normalized || char(10)
+         || '- 해결 방법: ' || resolution_text(resolution) || char(10)
+         || '이 정보를 참고하여 해결을 시도하세요.'))
+FROM temp.hit;

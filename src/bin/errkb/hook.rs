@@ -1,0 +1,130 @@
+//! `errkb hook <Event>`: what Claude Code runs. Reads the payload from
+//! standard input, runs `sql/hooks/<Event>.sql` with it bound as `:stdin`,
+//! and prints what the script selects (the JSON to inject), or nothing.
+//!
+//! A hook never blocks the agent: whatever happens it exits 0 and prints
+//! nothing but the script's answer; a failure is written to the hook log
+//! (`~/.reflexion/logs/hooks.log`) for `errkb doctor` and the user. The
+//! script's statements commit one by one, so the event is stored before
+//! the search starts; the search is abandoned once the time budget is spent.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+use crate::db::{self, Access};
+use crate::paths;
+use crate::script::{self, Params};
+
+/// Claude Code waits for hooks; past this the search gives up.
+const BUDGET: Duration = Duration::from_millis(1800);
+
+/// The hook scripts compiled in; a copy under ~/.reflexion/sql/hooks wins.
+const BUILT_IN: &[(&str, &str)] = &[
+    (
+        "PostToolUseFailure",
+        include_str!("../../../sql/hooks/PostToolUseFailure.sql"),
+    ),
+    ("PostToolUse", include_str!("../../../sql/hooks/PostToolUse.sql")),
+];
+
+pub fn events() -> impl Iterator<Item = &'static str> {
+    BUILT_IN.iter().map(|(name, _)| *name)
+}
+
+/// Run the hook; errors are logged, never returned. Always "success".
+pub fn run(event: &str, db_path: Option<PathBuf>, extension: Option<PathBuf>) {
+    let started = Instant::now();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_script(event, db_path, extension, started)
+    }));
+    let failure = match outcome {
+        Ok(Ok(())) => return,
+        Ok(Err(e)) => format!("{e:#}"),
+        Err(_) => "internal error (panic)".to_owned(),
+    };
+    log_failure(event, &failure);
+}
+
+fn run_script(event: &str, db_path: Option<PathBuf>, extension: Option<PathBuf>, started: Instant) -> Result<()> {
+    let mut payload = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut payload)
+        .context("cannot read the payload")?;
+    if !enabled() {
+        return Ok(());
+    }
+    let sql = script_for(event)?;
+    let db_path = paths::database(db_path)?;
+    let extension = paths::extension(extension)?;
+    let mut conn = db::open(&db_path, &extension, Access::ReadWrite)?;
+    // Interrupt whatever statement runs past the budget (checked every
+    // 1000 VM steps; a statement waiting on a lock is bounded by the busy
+    // timeout instead, and writing the event may wait for it).
+    conn.progress_handler(1000, Some(move || started.elapsed() > BUDGET))?;
+    let mut params = Params::default();
+    params.set("stdin", String::from_utf8_lossy(&payload));
+    let mut out = Vec::new();
+    script::run(&conn, &sql, &params, &mut out).with_context(|| format!("{event}.sql"))?;
+    std::io::stdout().write_all(&out)?;
+    Ok(())
+}
+
+/// `"enabled": false` in ~/.reflexion/config.json turns every hook off.
+fn enabled() -> bool {
+    let Ok(root) = paths::data_root() else { return true };
+    let Ok(text) = std::fs::read_to_string(root.join("config.json")) else {
+        return true;
+    };
+    serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|c| c.get("enabled").and_then(serde_json::Value::as_bool))
+        .unwrap_or(true)
+}
+
+fn script_for(event: &str) -> Result<String> {
+    let Some((_, built_in)) = BUILT_IN.iter().find(|(name, _)| *name == event) else {
+        bail!(
+            "no hook for event {event:?} (known: {})",
+            events().collect::<Vec<_>>().join(", ")
+        );
+    };
+    if let Ok(root) = paths::data_root() {
+        let installed = root.join("sql").join("hooks").join(format!("{event}.sql"));
+        if let Ok(sql) = std::fs::read_to_string(&installed) {
+            return Ok(sql);
+        }
+    }
+    Ok((*built_in).to_owned())
+}
+
+pub fn log_path() -> Result<PathBuf> {
+    Ok(paths::data_root()?.join("logs").join("hooks.log"))
+}
+
+/// One line per failure: time, event, what went wrong. Best effort: a hook
+/// that cannot even log still exits 0.
+fn log_failure(event: &str, failure: &str) {
+    let Ok(path) = log_path() else { return };
+    let _ = append(
+        &path,
+        &format!("{} {event}: {}\n", now_utc(), failure.replace('\n', " ")),
+    );
+}
+
+fn append(path: &Path, line: &str) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?
+        .write_all(line.as_bytes())
+}
+
+fn now_utc() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}

@@ -1,0 +1,102 @@
+//! `redact_secrets(text)`: credentials replaced by `[REDACTED]` before
+//! anything from a tool call is stored or shown to an agent: API keys and
+//! tokens of the common providers, `Authorization:` headers, `password=`
+//! style assignments, credentials in URLs, private key blocks.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Secrets recognised by their own shape, replaced whole.
+static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\z)",
+        r"|\bsk-ant-[A-Za-z0-9_\-]{16,}",               // Anthropic
+        r"|\bsk-(?:proj-)?[A-Za-z0-9_\-]{20,}",         // OpenAI
+        r"|\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}", // GitHub
+        r"|\bgithub_pat_[A-Za-z0-9_]{30,}",
+        r"|\bglpat-[A-Za-z0-9_\-]{20,}",                                        // GitLab
+        r"|\bxox[abposr]-[A-Za-z0-9\-]{10,}",                                   // Slack
+        r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",                                      // AWS access key id
+        r"|\bAIza[0-9A-Za-z_\-]{35}",                                           // Google API key
+        r"|\b[rs]k_(?:live|test)_[A-Za-z0-9]{20,}",                             // Stripe
+        r"|\bnpm_[A-Za-z0-9]{36}",                                              // npm
+        r"|\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", // JWT
+    ))
+    .expect("valid pattern")
+});
+
+/// Secrets recognised by what precedes them: keep the label, hide the value.
+static LABELLED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)(authorization\s*[:=]\s*(?:bearer|basic|token)?\s*)[^\s'\x22]+",
+        r"|(?i)((?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret)\x22?\s*[:=]\s*\x22?)[^\s'\x22&]+",
+        r"|([a-z][a-z0-9+.\-]*://[^/\s:@]+:)[^@\s/]+(@)",  // scheme://user:password@host
+    ))
+    .expect("valid pattern")
+});
+
+pub fn redact_secrets(text: &str) -> Cow<'_, str> {
+    let tokens = TOKENS.replace_all(text, REDACTED);
+    match LABELLED.replace_all(&tokens, |c: &regex::Captures<'_>| {
+        let label = c
+            .get(1)
+            .or_else(|| c.get(2))
+            .or_else(|| c.get(3))
+            .map_or("", |m| m.as_str());
+        let tail = c.get(4).map_or("", |m| m.as_str());
+        format!("{label}{REDACTED}{tail}")
+    }) {
+        Cow::Borrowed(_) => tokens,
+        Cow::Owned(s) => Cow::Owned(s),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_known_shapes() {
+        for (input, want) in [
+            (
+                "curl -H 'Authorization: Bearer abc.def-123' x",
+                "curl -H 'Authorization: Bearer [REDACTED]' x",
+            ),
+            (
+                "export OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuv",
+                "export OPENAI_API_KEY=[REDACTED]",
+            ),
+            ("key sk-ant-api03-abcdefghijklmnopqrstuvwx here", "key [REDACTED] here"),
+            (
+                "git clone https://alice:hunter2@github.com/a/b",
+                "git clone https://alice:[REDACTED]@github.com/a/b",
+            ),
+            ("mysql --password=s3cr3t -u root", "mysql --password=[REDACTED] -u root"),
+            ("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "token [REDACTED]"),
+            ("aws AKIAIOSFODNN7EXAMPLE ok", "aws [REDACTED] ok"),
+            (
+                "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- tail",
+                "[REDACTED] tail",
+            ),
+            (r#"{"api_key": "abc123"}"#, r#"{"api_key": "[REDACTED]"}"#),
+        ] {
+            assert_eq!(redact_secrets(input), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn leaves_ordinary_text_alone() {
+        for text in [
+            "npm install left-pad",
+            "Cannot find module './key.ts'",
+            "tokenizer.json",
+            "https://example.com/a",
+        ] {
+            assert!(matches!(redact_secrets(text), Cow::Borrowed(_)), "{text}");
+        }
+    }
+}
