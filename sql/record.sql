@@ -21,3 +21,11 @@ ON CONFLICT(error_normalized) DO UPDATE SET
   resolved_by = excluded.resolved_by, tool_sequence = excluded.tool_sequence,
   use_count = use_count + 1
 RETURNING id, error_normalized, use_count;
+
+-- The file names it mentions, for the PreToolUse hook.
+INSERT OR IGNORE INTO error_kb_files (file_name, error_kb_id)
+SELECT f.value, kb.id
+FROM error_kb AS kb,
+     json_each(path_names(coalesce(kb.error_raw, '') || ' '
+       || coalesce(CASE WHEN json_valid(kb.resolution) THEN json_extract(kb.resolution, '$.file') END, ''))) AS f
+WHERE kb.error_normalized = normalize_error(:error);

@@ -45,6 +45,21 @@ CREATE VIRTUAL TABLE IF NOT EXISTS vec_error_kb USING vec0(
   embedding float[384]
 );
 
+-- The file names each error_kb row mentions (in error_raw, or the file its
+-- fix touched), for the PreToolUse hook's file warnings: an index lookup
+-- where `LIKE '%name%'` would scan the table. errkb's writers keep it;
+-- the statement below fills it for rows written before (or by others).
+CREATE TABLE IF NOT EXISTS error_kb_files (
+  file_name TEXT NOT NULL,
+  error_kb_id INTEGER NOT NULL,
+  PRIMARY KEY (file_name, error_kb_id)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO error_kb_files (file_name, error_kb_id)
+SELECT f.value, kb.id
+FROM error_kb AS kb,
+     json_each(path_names(coalesce(kb.error_raw, '') || ' '
+       || coalesce(CASE WHEN json_valid(kb.resolution) THEN json_extract(kb.resolution, '$.file') END, ''))) AS f;
+
 -- The tool_error events already turned into a resolution: each is learned
 -- at most once (events rows are never updated).
 CREATE TABLE IF NOT EXISTS resolved_errors (
@@ -62,4 +77,4 @@ CREATE TABLE IF NOT EXISTS analysis_cache (
   analysis JSON NOT NULL
 );
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;

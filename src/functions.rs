@@ -8,7 +8,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use sqlite_loadable::prelude::*;
 use sqlite_loadable::{api, Error, FunctionFlags, Result};
 
-use crate::{embed, model_files, normalize, redact, resolution, similarity, version};
+use crate::{embed, model_files, normalize, paths_in_text, redact, resolution, similarity, version};
 
 pub type ScalarFn = fn(*mut sqlite3_context, &[*mut sqlite3_value]) -> Result<()>;
 
@@ -65,6 +65,12 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         n_args: 1,
         func: errkb_set_model,
         flags: DIRECT,
+    },
+    ScalarFunction {
+        name: "path_names",
+        n_args: 1,
+        func: path_names,
+        flags: PURE,
     },
     ScalarFunction {
         name: "redact_secrets",
@@ -186,6 +192,17 @@ fn errkb_prepare_model(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -
     let path = embed::prepare(std::path::Path::new(dir.as_ref()))
         .map_err(|e| Error::new_message(format!("errkb_prepare_model(): {e}")))?;
     api::result_text(ctx, path.display().to_string())
+}
+
+fn path_names(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    match text_arg(args, 0) {
+        Some(text) => api::result_text(
+            ctx,
+            serde_json::to_string(&paths_in_text::path_names(&text)).unwrap_or_default(),
+        )?,
+        None => api::result_null(ctx),
+    }
+    Ok(())
 }
 
 fn redact_secrets(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {

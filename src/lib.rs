@@ -8,6 +8,7 @@ mod functions;
 pub mod js;
 mod model_files;
 pub mod normalize;
+pub mod paths_in_text;
 pub mod redact;
 pub mod resolution;
 mod search;

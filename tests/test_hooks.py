@@ -1,6 +1,7 @@
 """errkb hook: the learning loop through the runner, with payloads in the
 shape Claude Code sends, on a real database under a temporary HOME."""
 import json
+import time
 
 import pytest
 
@@ -106,3 +107,79 @@ def test_missing_home_is_logged_nowhere_but_still_exits_0(tmp_path):
     proc = subprocess.run([str(RUNNER), "hook", "PostToolUse"], input="{}", capture_output=True, text=True,
                           env={"PATH": "/usr/bin:/bin"})
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+
+
+def learn_missing_module(home, session="s1"):
+    hook(home, "PostToolUseFailure",
+         payload(session, "Bash", {"command": "node src/index.js"}, MISSING, "PostToolUseFailure"))
+    hook(home, "PostToolUse", payload(session, "Edit", {"file_path": "/work/app/src/index.js",
+                                                        "old_string": "./util", "new_string": "./utils"}))
+    hook(home, "PostToolUse", payload(session, "Bash", {"command": "node src/index.js"}))
+
+
+KEY = "Error: Cannot find module <STR>\nRequire stack:\n- <PATH>"
+
+
+def context(proc, event):
+    assert proc.returncode == 0 and proc.stderr == ""
+    answer = json.loads(proc.stdout)
+    assert list(answer) == ["hookSpecificOutput"]
+    assert answer["hookSpecificOutput"]["hookEventName"] == event
+    return answer["hookSpecificOutput"]["additionalContext"]
+
+
+def test_pre_tool_use_warns_about_the_file_and_the_session(home):
+    learn_missing_module(home)
+    # Any Edit of a file the error named (index.js is in the require stack and was the fix).
+    edit = hook(home, "PreToolUse", payload("s9", "Edit", {"file_path": "/elsewhere/src/index.js"}, event="PreToolUse"))
+    assert context(edit, "PreToolUse") == (
+        f"⚠️ 이 파일 관련 과거 에러: {KEY}\n   해결 방법: success_after_error (Bash)\n   해결 경로: Edit → Bash")
+    write = hook(home, "PreToolUse", payload("s9", "Write", {"file_path": "/work/app/src/util.js"}, event="PreToolUse"))
+    assert "⚠️ 이 파일 관련 과거 에러" in context(write, "PreToolUse")
+    # A Bash command in the session that had the error.
+    bash = hook(home, "PreToolUse", payload("s1", "Bash", {"command": "node src/index.js"}, event="PreToolUse"))
+    assert context(bash, "PreToolUse") == f"💡 이 세션에서 Bash 에러 발생 이력: {KEY}\n   이전 해결 경로: Edit → Bash"
+    # Nothing to say: another file, another session, a Task.
+    for body in [payload("s1", "Edit", {"file_path": "/work/app/README.md"}, event="PreToolUse"),
+                 payload("s2", "Bash", {"command": "ls"}, event="PreToolUse"),
+                 payload("s1", "Task", {"subagent_type": "executor", "prompt": "x"}, event="PreToolUse")]:
+        proc = hook(home, "PreToolUse", body)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+
+
+def test_subagent_start_briefs_code_agents_only(home):
+    learn_missing_module(home)
+    hook(home, "PostToolUseFailure", payload("s1", "Read", {"file_path": "/work/app/x"},
+                                             "File does not exist.", "PostToolUseFailure"))
+    with connection(home / ".reflexion" / "data" / "reflexion.db") as conn:
+        conn.execute("INSERT INTO analysis_cache (ts, project, days, analysis) VALUES "
+                     "(strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 hour'), 'app', 7, ?)", (json.dumps({"suggestions": [
+                         {"type": "claude_md", "rule": "Run npm install after changing package.json", "project": "app"},
+                         {"type": "claude_md", "summary": "Prefer relative imports", "project": None},
+                         {"type": "claude_md", "rule": "Another project's rule", "project": "other"},
+                         {"type": "workflow", "rule": "not a claude_md suggestion"}]}),))
+    body = {"session_id": "s1", "cwd": "/work/app", "hook_event_name": "SubagentStart",
+            "agent_type": "oh-my-claudecode:executor-high", "agent_id": "a1"}
+    text = context(hook(home, "SubagentStart", json.dumps(body)), "SubagentStart")
+    assert text == ("이 프로젝트의 최근 에러 패턴:\n"
+                    "- File does not exist. (Read)\n"
+                    f"- {KEY} (Bash)\n"
+                    "  해결: success_after_error: Edit → Bash; command: node src/index.js; file: /work/app/src/index.js\n"
+                    "적용할 프로젝트 규칙:\n"
+                    "- Run npm install after changing package.json\n"
+                    "- Prefer relative imports")
+    researcher = hook(home, "SubagentStart", json.dumps({**body, "agent_type": "researcher"}))
+    assert (researcher.returncode, researcher.stdout) == (0, "")
+
+
+def test_session_end_returns_and_embeds_in_the_background(home):
+    learn_missing_module(home)
+    proc = hook(home, "SessionEnd", json.dumps({"session_id": "s1", "cwd": "/work/app",
+                                                "hook_event_name": "SessionEnd", "reason": "exit"}))
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if db_rows(home, "SELECT count(*) FROM vec_error_kb_rowids") == [(1,)]:
+            break
+        time.sleep(0.1)
+    assert db_rows(home, "SELECT count(*) FROM vec_error_kb_rowids") == [(1,)]

@@ -92,6 +92,11 @@ ON CONFLICT(error_normalized) DO UPDATE SET
   resolved_by = excluded.resolved_by, tool_sequence = excluded.tool_sequence,
   use_count = use_count + 1;
 
+INSERT OR IGNORE INTO error_kb_files (file_name, error_kb_id)
+SELECT f.value, kb.id
+FROM temp.learned l JOIN error_kb kb ON kb.error_normalized = l.error,
+     json_each(path_names(coalesce(l.error_raw, '') || ' ' || coalesce(l.file, ''))) AS f;
+
 INSERT OR IGNORE INTO resolved_errors (event_id, error_kb_id, ts)
 SELECT l.event_id, (SELECT id FROM error_kb WHERE error_normalized = l.error), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 FROM temp.learned l;

@@ -28,6 +28,9 @@ const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../../../sql/hooks/PostToolUseFailure.sql"),
     ),
     ("PostToolUse", include_str!("../../../sql/hooks/PostToolUse.sql")),
+    ("PreToolUse", include_str!("../../../sql/hooks/PreToolUse.sql")),
+    ("SubagentStart", include_str!("../../../sql/hooks/SubagentStart.sql")),
+    ("SessionEnd", include_str!("../../../sql/hooks/SessionEnd.sql")),
 ];
 
 pub fn events() -> impl Iterator<Item = &'static str> {
@@ -68,7 +71,46 @@ fn run_script(event: &str, db_path: Option<PathBuf>, extension: Option<PathBuf>,
     params.set("stdin", String::from_utf8_lossy(&payload));
     let mut out = Vec::new();
     script::run(&conn, &sql, &params, &mut out).with_context(|| format!("{event}.sql"))?;
+    if event == "SessionEnd" {
+        // The script counted the entries without a vector; embed them in a
+        // process of their own and return now.
+        if String::from_utf8_lossy(&out).trim().parse::<u64>().unwrap_or(0) > 0 {
+            start_embed_job(&db_path, &extension)?;
+        }
+        return Ok(());
+    }
     std::io::stdout().write_all(&out)?;
+    Ok(())
+}
+
+/// `errkb embed` as a detached process: its own session, no terminal, no
+/// inherited pipes (Claude Code may kill the hook's process group), and its
+/// errors in the hook log. The job's lock keeps two from running at once.
+fn start_embed_job(db_path: &Path, extension: &Path) -> Result<()> {
+    use std::os::unix::process::CommandExt;
+    let log = std::fs::OpenOptions::new().create(true).append(true).open({
+        let path = log_path()?;
+        std::fs::create_dir_all(path.parent().context("log directory")?)?;
+        path
+    })?;
+    let mut command = std::process::Command::new(std::env::current_exe()?);
+    command
+        .arg("--db")
+        .arg(db_path)
+        .arg("--extension")
+        .arg(extension)
+        .arg("embed")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(log);
+    // SAFETY: setsid is async-signal-safe; it only detaches the child.
+    unsafe {
+        command.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    command.spawn().context("cannot start the embedding job")?;
     Ok(())
 }
 
