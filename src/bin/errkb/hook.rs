@@ -37,6 +37,11 @@ pub fn events() -> impl Iterator<Item = &'static str> {
     BUILT_IN.iter().map(|(name, _)| *name)
 }
 
+/// (event, script) for every hook errkb ships.
+pub fn built_in_scripts() -> impl Iterator<Item = (&'static str, &'static str)> {
+    BUILT_IN.iter().copied()
+}
+
 /// Run the hook; errors are logged, never returned. Always "success".
 pub fn run(event: &str, db_path: Option<PathBuf>, extension: Option<PathBuf>) {
     let started = Instant::now();

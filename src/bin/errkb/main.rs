@@ -5,8 +5,10 @@
 //! only binds parameters and prints results.
 
 mod db;
+mod doctor;
 mod embed_job;
 mod hook;
+mod install;
 mod model_download;
 mod paths;
 mod script;
@@ -70,6 +72,21 @@ enum Command {
         /// The hook event, e.g. PostToolUseFailure
         event: String,
     },
+    /// Install the hooks into Claude Code (~/.claude/settings.json) and
+    /// what they run into ~/.reflexion
+    Install {
+        /// Show what would change; change nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Remove errkb's hooks from Claude Code's settings (data stays)
+    Uninstall {
+        /// Show what would change; change nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Check the database, extension, model and hooks; show recent hook failures
+    Doctor,
     /// Embed every knowledge-base entry that has no vector yet
     Embed,
     /// Get or prepare the embedding model
@@ -120,6 +137,10 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     let db_path = paths::database(cli.db)?;
+    if let Command::Doctor = cli.command {
+        let healthy = doctor::run(&db_path, paths::extension(cli.extension), &mut std::io::stdout().lock())?;
+        return Ok(if healthy { ExitCode::SUCCESS } else { ExitCode::from(1) });
+    }
     let extension = paths::extension(cli.extension)?;
     let mut out = std::io::stdout().lock();
     match cli.command {
@@ -158,7 +179,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 embed_job::Outcome::AlreadyRunning => writeln!(out, "another embedding job is running")?,
             }
         }
-        Command::Hook { .. } => unreachable!("handled in main"),
+        Command::Hook { .. } | Command::Doctor => unreachable!("handled above"),
+        Command::Install { dry_run } => install::install(&extension, dry_run, &mut out)?,
+        Command::Uninstall { dry_run } => install::uninstall(dry_run, &mut out)?,
         Command::Model { action } => {
             let dir = match action {
                 ModelAction::Download { repo, fp32 } => {

@@ -1,0 +1,269 @@
+//! `errkb install` / `errkb uninstall`: the hooks in Claude Code's
+//! settings.json, and the files they run, under ~/.reflexion.
+//!
+//! Install copies the runner, the extension and ONNX Runtime to
+//! ~/.reflexion/{bin,lib} (so hooks work without the source tree) and the
+//! hook scripts to ~/.reflexion/sql/hooks (where the user may edit them:
+//! a changed script is never overwritten). It then merges one entry per
+//! hook event into settings.json: other keys and other hooks are kept in
+//! their order, errkb's entries are recognised by their command, the file
+//! is backed up before it is written, and nothing is written when nothing
+//! changes. `--dry-run` prints what would change.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde_json::{json, Map, Value};
+
+use crate::paths;
+
+/// (event, matcher, timeout in seconds). Claude Code waits for a hook up to
+/// its timeout; errkb's answer in well under a second, SessionEnd at once.
+const HOOKS: &[(&str, Option<&str>, u64)] = &[
+    ("PreToolUse", Some("Edit|Write|Bash|Task"), 3),
+    ("PostToolUse", Some("*"), 5),
+    ("PostToolUseFailure", Some("*"), 5),
+    ("SubagentStart", None, 3),
+    ("SessionEnd", None, 2),
+];
+
+/// What marks a settings.json hook command as errkb's.
+const MARK: &str = ".reflexion/bin/errkb hook ";
+
+pub fn hook_command(event: &str) -> String {
+    format!("~/.reflexion/bin/errkb hook {event}")
+}
+
+pub fn settings_path() -> Result<PathBuf> {
+    let dir = match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => paths::home()?.join(".claude"),
+    };
+    Ok(dir.join("settings.json"))
+}
+
+/// The events whose errkb hook is in `settings`.
+pub fn installed_events(settings: &Value) -> Vec<String> {
+    let Some(hooks) = settings.get("hooks").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    hooks
+        .iter()
+        .filter(|(_, groups)| {
+            groups.as_array().into_iter().flatten().any(|g| {
+                g.get("hooks")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .any(is_errkb_hook)
+            })
+        })
+        .map(|(event, _)| event.clone())
+        .collect()
+}
+
+fn is_errkb_hook(hook: &Value) -> bool {
+    hook.get("command")
+        .and_then(Value::as_str)
+        .is_some_and(|c| c.contains(MARK))
+}
+
+/// `settings` without errkb's hooks; groups and events left empty go.
+fn without_errkb(mut settings: Value) -> Value {
+    if let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) {
+        for groups in hooks.values_mut() {
+            if let Some(groups) = groups.as_array_mut() {
+                for group in groups.iter_mut() {
+                    if let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+                        list.retain(|h| !is_errkb_hook(h));
+                    }
+                }
+                groups.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|l| !l.is_empty()));
+            }
+        }
+        hooks.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
+    }
+    settings
+}
+
+fn with_errkb(settings: Value) -> Value {
+    let mut settings = without_errkb(settings);
+    if !settings.is_object() {
+        settings = Value::Object(Map::new());
+    }
+    let root = settings.as_object_mut().expect("an object");
+    let hooks = root.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
+    if !hooks.is_object() {
+        *hooks = Value::Object(Map::new());
+    }
+    let hooks = hooks.as_object_mut().expect("an object");
+    for (event, matcher, timeout) in HOOKS {
+        let mut group = Map::new();
+        if let Some(matcher) = matcher {
+            group.insert("matcher".into(), json!(matcher));
+        }
+        group.insert(
+            "hooks".into(),
+            json!([{"type": "command", "command": hook_command(event), "timeout": timeout}]),
+        );
+        let groups = hooks.entry(event.to_string()).or_insert_with(|| json!([]));
+        if let Some(groups) = groups.as_array_mut() {
+            groups.push(Value::Object(group));
+        }
+    }
+    settings
+}
+
+fn render(settings: &Value) -> String {
+    serde_json::to_string_pretty(settings).unwrap_or_default() + "\n"
+}
+
+fn read_settings(path: &Path) -> Result<(String, Value)> {
+    match std::fs::read_to_string(path) {
+        Ok(text) if text.trim().is_empty() => Ok((text, json!({}))),
+        Ok(text) => {
+            let value = serde_json::from_str(&text).with_context(|| {
+                format!(
+                    "{} is not valid JSON; fix it first (nothing was changed)",
+                    path.display()
+                )
+            })?;
+            Ok((text, value))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((String::new(), json!({}))),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+/// Write `text` to `path`, keeping the previous version as a timestamped
+/// backup. Returns the backup's path, if there was a previous version.
+fn write_with_backup(path: &Path, old: &str, text: &str) -> Result<Option<PathBuf>> {
+    std::fs::create_dir_all(path.parent().context("settings directory")?)?;
+    let backup = if path.exists() {
+        let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+            .to_string()
+            .replace(':', "");
+        let backup = path.with_file_name(format!("settings.json.{stamp}.bak"));
+        std::fs::write(&backup, old)?;
+        Some(backup)
+    } else {
+        None
+    };
+    let staging = path.with_extension("json.errkb-tmp");
+    std::fs::write(&staging, text)?;
+    std::fs::rename(&staging, path)?;
+    Ok(backup)
+}
+
+fn diff(old: &str, new: &str, name: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .header(name, name)
+        .to_string()
+}
+
+/// The files install puts in place: (source, destination, is a user-editable script).
+fn files(extension: &Path) -> Result<Vec<(FileSource, PathBuf)>> {
+    let root = paths::data_root()?;
+    let mut out = vec![
+        (
+            FileSource::Path(std::env::current_exe()?),
+            root.join("bin").join("errkb"),
+        ),
+        (
+            FileSource::Path(extension.to_owned()),
+            root.join("lib").join(paths::extension_file_name()),
+        ),
+    ];
+    if let Some(dir) = extension.parent() {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with("libonnxruntime.so") {
+                out.push((FileSource::Path(entry.path()), root.join("lib").join(name)));
+            }
+        }
+    }
+    for (event, sql) in crate::hook::built_in_scripts() {
+        out.push((
+            FileSource::Script(sql),
+            root.join("sql").join("hooks").join(format!("{event}.sql")),
+        ));
+    }
+    Ok(out)
+}
+
+enum FileSource {
+    Path(PathBuf),
+    Script(&'static str),
+}
+
+pub fn install(extension: &Path, dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
+    for (source, dest) in files(extension)? {
+        match source {
+            FileSource::Path(src) => {
+                writeln!(
+                    out,
+                    "{} {} → {}",
+                    if dry_run { "would copy" } else { "copy" },
+                    src.display(),
+                    dest.display()
+                )?;
+                if !dry_run && std::fs::canonicalize(&src).ok() != std::fs::canonicalize(&dest).ok() {
+                    std::fs::create_dir_all(dest.parent().context("destination")?)?;
+                    let staging = dest.with_extension("errkb-tmp");
+                    std::fs::copy(&src, &staging).with_context(|| format!("cannot copy {}", src.display()))?;
+                    std::fs::rename(&staging, &dest)?; // never a half-written binary in place
+                }
+            }
+            FileSource::Script(sql) => match std::fs::read_to_string(&dest) {
+                Ok(existing) if existing != sql => writeln!(out, "keep {} (edited by you)", dest.display())?,
+                Ok(_) => {}
+                Err(_) => {
+                    writeln!(
+                        out,
+                        "{} {}",
+                        if dry_run { "would write" } else { "write" },
+                        dest.display()
+                    )?;
+                    if !dry_run {
+                        std::fs::create_dir_all(dest.parent().context("destination")?)?;
+                        std::fs::write(&dest, sql)?;
+                    }
+                }
+            },
+        }
+    }
+    update_settings(with_errkb, dry_run, out)
+}
+
+pub fn uninstall(dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
+    update_settings(without_errkb, dry_run, out)?;
+    if !dry_run {
+        writeln!(
+            out,
+            "your knowledge base and files stay in {}",
+            paths::data_root()?.display()
+        )?;
+    }
+    Ok(())
+}
+
+fn update_settings(change: fn(Value) -> Value, dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
+    let path = settings_path()?;
+    let (old_text, old) = read_settings(&path)?;
+    let new = change(old.clone());
+    if new == old {
+        writeln!(out, "{}: already up to date", path.display())?;
+        return Ok(());
+    }
+    let new_text = render(&new);
+    if dry_run {
+        write!(out, "{}", diff(&old_text, &new_text, &path.display().to_string()))?;
+        return Ok(());
+    }
+    match write_with_backup(&path, &old_text, &new_text)? {
+        Some(backup) => writeln!(out, "updated {} (backup: {})", path.display(), backup.display())?,
+        None => writeln!(out, "created {}", path.display())?,
+    }
+    Ok(())
+}

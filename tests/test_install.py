@@ -1,0 +1,143 @@
+"""errkb install / uninstall / doctor, and a simulated session driven by the
+exact command lines the install writes into Claude Code's settings.json."""
+import json
+import subprocess
+
+import pytest
+
+from conftest import connection, runner
+
+ORIGINAL = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(npm test)"]},
+    "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}]},
+}
+
+
+@pytest.fixture
+def home(tmp_path):
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps(ORIGINAL, indent=2))
+    return tmp_path
+
+
+def settings(home):
+    return json.loads((home / ".claude" / "settings.json").read_text())
+
+
+def backups(home):
+    return sorted((home / ".claude").glob("settings.json.*.bak"))
+
+
+def test_install_merges_backs_up_and_is_idempotent(home):
+    dry = runner("install", "--dry-run", env={"HOME": str(home)}, check=True)
+    assert '+            "command": "~/.reflexion/bin/errkb hook PostToolUseFailure",' in dry.stdout
+    assert settings(home) == ORIGINAL and not (home / ".reflexion").exists()  # dry run: nothing changed
+
+    runner("install", env={"HOME": str(home)}, check=True)
+    s = settings(home)
+    assert s["model"] == "opus" and s["permissions"] == ORIGINAL["permissions"]
+    assert s["hooks"]["PreToolUse"][0] == ORIGINAL["hooks"]["PreToolUse"][0]  # the user's hook stays first
+    assert s["hooks"]["PreToolUse"][1] == {"matcher": "Edit|Write|Bash|Task", "hooks": [
+        {"type": "command", "command": "~/.reflexion/bin/errkb hook PreToolUse", "timeout": 3}]}
+    assert sorted(s["hooks"]) == ["PostToolUse", "PostToolUseFailure", "PreToolUse", "SessionEnd", "SubagentStart"]
+    [backup] = backups(home)
+    assert json.loads(backup.read_text()) == ORIGINAL
+    for script in ["PostToolUseFailure", "PostToolUse", "PreToolUse", "SubagentStart", "SessionEnd"]:
+        assert (home / ".reflexion" / "sql" / "hooks" / f"{script}.sql").exists()
+
+    again = runner("install", env={"HOME": str(home)}, check=True)
+    assert again.stdout.endswith("settings.json: already up to date\n")
+    assert settings(home) == s and len(backups(home)) == 1
+
+
+def test_uninstall_leaves_only_what_was_there(home):
+    runner("install", env={"HOME": str(home)}, check=True)
+    runner("uninstall", env={"HOME": str(home)}, check=True)
+    assert settings(home) == ORIGINAL
+    assert (home / ".reflexion" / "bin" / "errkb").exists()  # data and files stay
+
+
+def test_an_edited_hook_script_is_kept(home):
+    runner("install", env={"HOME": str(home)}, check=True)
+    script = home / ".reflexion" / "sql" / "hooks" / "PreToolUse.sql"
+    script.write_text("SELECT NULL WHERE 0; -- mine\n")
+    out = runner("install", env={"HOME": str(home)}, check=True).stdout
+    assert f"keep {script} (edited by you)" in out
+    assert script.read_text() == "SELECT NULL WHERE 0; -- mine\n"
+
+
+def test_invalid_settings_are_left_alone(home):
+    (home / ".claude" / "settings.json").write_text("{ not json")
+    proc = runner("install", env={"HOME": str(home)})
+    assert proc.returncode == 2 and "is not valid JSON; fix it first (nothing was changed)" in proc.stderr
+    assert (home / ".claude" / "settings.json").read_text() == "{ not json"
+
+
+def installed_command(home, event):
+    [group] = [g for g in settings(home)["hooks"][event] if "errkb" in json.dumps(g)]
+    return group["hooks"][0]["command"]
+
+
+def claude_runs(home, event, body, tmp_path):
+    """Run the hook as Claude Code does: its command line through a shell,
+    the payload on stdin, from a directory outside the source tree."""
+    proc = subprocess.run(["sh", "-c", installed_command(home, event)], input=json.dumps(body), text=True,
+                          capture_output=True, cwd=tmp_path, env={"HOME": str(home), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0 and proc.stderr == ""
+    return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout else None
+
+
+def test_a_session_through_the_installed_commands(home, tmp_path):
+    runner("install", env={"HOME": str(home)}, check=True)
+    base = {"transcript_path": "/tmp/t.jsonl", "cwd": "/work/shop", "permission_mode": "default"}
+
+    def tool(event, session, name, tool_input, **extra):
+        return claude_runs(home, event, {**base, "session_id": session, "hook_event_name": event,
+                                         "tool_name": name, "tool_input": tool_input, "tool_use_id": "toolu_1",
+                                         **extra}, tmp_path)
+
+    failure = "Error: Cannot find module '/work/shop/src/cart.js'\nRequire stack:\n- /work/shop/src/app.js"
+    assert tool("PostToolUseFailure", "one", "Bash", {"command": "node src/app.js"}, error=failure) is None
+    assert tool("PostToolUse", "one", "Edit", {"file_path": "/work/shop/src/app.js", "old_string": "cart",
+                                               "new_string": "basket"}, tool_response={"success": True}) is None
+    assert tool("PostToolUse", "one", "Bash", {"command": "node src/app.js"}, tool_response={"stdout": "ok"}) is None
+    assert tool("PostToolUse", "one", "Bash", {"command": "npm test"}, tool_response={"stdout": "ok"}) is None
+    db = home / ".reflexion" / "data" / "reflexion.db"
+    with connection(db) as conn:
+        assert conn.execute("SELECT count(*), sum(use_count) FROM error_kb").fetchone() == (1, 1)  # learned once
+
+    key = "Error: Cannot find module <STR>\nRequire stack:\n- <PATH>"
+    told = tool("PostToolUseFailure", "two", "Bash", {"command": "node src/app.js"},
+                error="Error: Cannot find module '/home/me/shop/src/cart.js'\nRequire stack:\n- /home/me/shop/src/app.js")
+    assert told == ("[Reflexion 에러 KB] 이전에 동일 에러를 해결한 이력이 있습니다:\n"
+                    f"- 에러: {key}\n"
+                    "- 해결 방법: success_after_error: Edit → Bash; command: node src/app.js; file: /work/shop/src/app.js\n"
+                    "이 정보를 참고하여 해결을 시도하세요.")
+    warned = tool("PreToolUse", "two", "Edit", {"file_path": "/work/shop/src/app.js", "old_string": "a", "new_string": "b"})
+    assert warned == (f"⚠️ 이 파일 관련 과거 에러: {key}\n"
+                      "   해결 방법: success_after_error (Bash)\n   해결 경로: Edit → Bash")
+
+    with connection(db) as conn:
+        conn.execute("INSERT INTO analysis_cache (ts, project, days, analysis) VALUES "
+                     "(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 'shop', 7, ?)",
+                     (json.dumps({"suggestions": [{"type": "claude_md", "rule": "Keep imports relative", "project": "shop"}]}),))
+    agent = {**base, "session_id": "two", "hook_event_name": "SubagentStart", "agent_id": "a1"}
+    briefed = claude_runs(home, "SubagentStart", {**agent, "agent_type": "executor"}, tmp_path)
+    assert briefed == ("이 프로젝트의 최근 에러 패턴:\n"
+                       f"- {key} (Bash)\n"
+                       "  해결: success_after_error: Edit → Bash; command: node src/app.js; file: /work/shop/src/app.js\n"
+                       f"- {key} (Bash)\n"
+                       "  해결: success_after_error: Edit → Bash; command: node src/app.js; file: /work/shop/src/app.js\n"
+                       "적용할 프로젝트 규칙:\n- Keep imports relative")
+    assert claude_runs(home, "SubagentStart", {**agent, "agent_type": "researcher"}, tmp_path) is None
+
+
+def test_doctor_reports_hooks_and_failures(home):
+    before = runner("doctor", env={"HOME": str(home)})
+    assert "FAIL hooks         not installed in" in before.stdout and before.returncode == 1
+    runner("install", env={"HOME": str(home)}, check=True)
+    runner("hook", "PostToolUse", stdin="not json", env={"HOME": str(home)})
+    after = runner("doctor", env={"HOME": str(home)}).stdout
+    assert "ok   hooks         all 5 installed in" in after
+    assert "ok   hook failures 1 logged in" in after and "PostToolUse: PostToolUse.sql" in after
