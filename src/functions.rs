@@ -8,7 +8,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use sqlite_loadable::prelude::*;
 use sqlite_loadable::{api, Error, FunctionFlags, Result};
 
-use crate::{embed, model_files, normalize, paths_in_text, redact, resolution, similarity, version};
+use crate::{embed, model_files, normalize, paths_in_text, redact, resolution, search, similarity, version};
 
 pub type ScalarFn = fn(*mut sqlite3_context, &[*mut sqlite3_value]) -> Result<()>;
 
@@ -83,6 +83,12 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         n_args: 1,
         func: resolution_text,
         flags: PURE,
+    },
+    ScalarFunction {
+        name: "errkb_last_search_error",
+        n_args: 0,
+        func: errkb_last_search_error,
+        flags: INFO,
     },
     ScalarFunction {
         name: "errkb_version",
@@ -216,6 +222,15 @@ fn redact_secrets(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Res
 fn resolution_text(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
     match text_arg(args, 0) {
         Some(raw) => api::result_text(ctx, resolution::resolution_text(&raw))?,
+        None => api::result_null(ctx),
+    }
+    Ok(())
+}
+
+/// Why kb_search's last passed-over stage failed (NULL if none); clears it.
+fn errkb_last_search_error(ctx: *mut sqlite3_context, _args: &[*mut sqlite3_value]) -> Result<()> {
+    match search::take_last_failure() {
+        Some(message) => api::result_text(ctx, message)?,
         None => api::result_null(ctx),
     }
     Ok(())

@@ -88,9 +88,18 @@ pub fn best_match(db: *mut sqlite3, query: &str) -> Option<Hit> {
             if trace {
                 eprintln!("kb_search: stage failed: {e}");
             }
+            *LAST_FAILURE.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
             None
         }
     })
+}
+
+/// The last stage failure kb_search passed over, for the hooks to log
+/// (`errkb_last_search_error()` reads and clears it).
+static LAST_FAILURE: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+pub fn take_last_failure() -> Option<String> {
+    LAST_FAILURE.lock().unwrap_or_else(|p| p.into_inner()).take()
 }
 
 fn exact_match(db: *mut sqlite3, query: &str) -> std::result::Result<Option<Hit>, String> {

@@ -140,4 +140,6 @@ def test_doctor_reports_hooks_and_failures(home):
     runner("hook", "PostToolUse", stdin="not json", env={"HOME": str(home)})
     after = runner("doctor", env={"HOME": str(home)}).stdout
     assert "ok   hooks         all 5 installed in" in after
-    assert "ok   hook failures 1 logged in" in after and "PostToolUse: PostToolUse.sql" in after
+    assert "ok   hook failures 2 logged in" in after
+    assert "PostToolUse: warning: payload is not JSON (8 bytes)" in after
+    assert "PostToolUse: PostToolUse.sql: malformed JSON" in after

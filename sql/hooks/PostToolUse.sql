@@ -7,7 +7,8 @@ CREATE TEMP TABLE payload AS
 SELECT coalesce(json_extract(:stdin, '$.session_id'), 'unknown') AS session_id,
        json_extract(:stdin, '$.cwd') AS cwd,
        json_extract(:stdin, '$.tool_name') AS tool,
-       json_extract(:stdin, '$.tool_input') AS input;
+       -- an object, or '{}' (a malformed input must not cost the event)
+       CASE WHEN json_type(:stdin, '$.tool_input') = 'object' THEN json_extract(:stdin, '$.tool_input') ELSE '{}' END AS input;
 
 -- What is worth remembering of the input; sensitive file names are masked,
 -- secrets in commands redacted.

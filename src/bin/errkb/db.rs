@@ -37,13 +37,32 @@ pub fn open(path: &Path, extension: &Path, access: Access) -> Result<Connection>
             Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
         }
     }
-    .with_context(|| format!("cannot open database {}", path.display()))?;
+    .with_context(|| format!("cannot open database {}{}", path.display(), read_only_hint(path)))?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
     load_extension(&conn, extension)?;
     if access == Access::ReadWrite {
-        ensure_schema(&conn).with_context(|| format!("cannot set up the schema in {}", path.display()))?;
+        ensure_schema(&conn)
+            .with_context(|| format!("cannot set up the schema in {}{}", path.display(), read_only_hint(path)))?;
     }
     Ok(conn)
+}
+
+/// SQLite says "unable to open database file" when a WAL database's folder
+/// cannot take its -wal and -shm files; say why.
+fn read_only_hint(path: &Path) -> &'static str {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Ok(dir) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
+        return "";
+    };
+    // SAFETY: access() only reads the NUL-terminated path.
+    if unsafe { libc::access(dir.as_ptr(), libc::W_OK) } == 0 {
+        ""
+    } else {
+        " (its folder is read-only: the database needs to write its journal beside it)"
+    }
 }
 
 /// A connection with the extension and no database, for model commands.

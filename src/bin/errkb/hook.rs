@@ -18,6 +18,9 @@ use crate::db::{self, Access};
 use crate::paths;
 use crate::script::{self, Params};
 
+/// Payloads above this are logged (they still work: errors are cut to size).
+const LARGE_PAYLOAD: usize = 1 << 20;
+
 /// Claude Code waits for hooks; past this the search gives up.
 const BUDGET: Duration = Duration::from_millis(1800);
 
@@ -72,10 +75,21 @@ fn run_script(event: &str, db_path: Option<PathBuf>, extension: Option<PathBuf>,
     // 1000 VM steps; a statement waiting on a lock is bounded by the busy
     // timeout instead, and writing the event may wait for it).
     conn.progress_handler(1000, Some(move || started.elapsed() > BUDGET))?;
+    let text = String::from_utf8_lossy(&payload);
+    for problem in payload_problems(event, &payload, &text) {
+        log_failure(event, &format!("warning: {problem}"));
+    }
     let mut params = Params::default();
-    params.set("stdin", String::from_utf8_lossy(&payload));
+    params.set("stdin", text);
     let mut out = Vec::new();
-    script::run(&conn, &sql, &params, &mut out).with_context(|| format!("{event}.sql"))?;
+    let result = script::run(&conn, &sql, &params, &mut out).with_context(|| format!("{event}.sql"));
+    // A search stage that failed is passed over (no advice); say why in the log.
+    if let Ok(Some(failure)) = conn.query_row("SELECT errkb_last_search_error()", [], |r| {
+        r.get::<_, Option<String>>(0)
+    }) {
+        log_failure(event, &format!("search stage skipped: {failure}"));
+    }
+    result?;
     if event == "SessionEnd" {
         // The script counted the entries without a vector; embed them in a
         // process of their own and return now.
@@ -119,6 +133,66 @@ fn start_embed_job(db_path: &Path, extension: &Path) -> Result<()> {
     Ok(())
 }
 
+/// What is wrong with a payload that the script can still store: logged as
+/// warnings, so a misbehaving caller leaves a trace.
+fn payload_problems(event: &str, bytes: &[u8], text: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    if std::str::from_utf8(bytes).is_err() {
+        problems.push("payload is not valid UTF-8 (bad bytes read as U+FFFD)".to_owned());
+    }
+    if bytes.len() > LARGE_PAYLOAD {
+        problems.push(format!(
+            "payload is large ({} bytes; the error is kept in part)",
+            bytes.len()
+        ));
+    }
+    if text.contains('\0') {
+        problems.push("payload holds NUL bytes".to_owned());
+    }
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+        problems.push(format!("payload is not JSON ({} bytes)", bytes.len()));
+        return problems;
+    };
+    let Some(object) = value.as_object() else {
+        problems.push("payload is JSON but not an object".to_owned());
+        return problems;
+    };
+    let string = |key: &str| object.get(key).is_some_and(serde_json::Value::is_string);
+    if !string("session_id") {
+        problems.push("payload has no session_id string (stored as 'unknown')".to_owned());
+    }
+    if !string("cwd") && event != "SessionEnd" {
+        problems.push("payload has no cwd string".to_owned());
+    }
+    if event == "PostToolUseFailure" && !string("error") {
+        problems.push(format!(
+            "payload's error is {}",
+            object.get("error").map_or("missing", kind)
+        ));
+    }
+    if object.values().any(|v| v.as_str().is_some_and(|s| s.contains('\0'))) {
+        problems.push("a payload field holds NUL characters".to_owned());
+    }
+    if object.get("tool_input").is_some_and(|v| !v.is_object()) {
+        problems.push(format!(
+            "payload's tool_input is {}",
+            object.get("tool_input").map_or("missing", kind)
+        ));
+    }
+    problems
+}
+
+fn kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
 /// `"enabled": false` in ~/.reflexion/config.json turns every hook off.
 fn enabled() -> bool {
     let Ok(root) = paths::data_root() else { return true };
@@ -147,8 +221,13 @@ fn script_for(event: &str) -> Result<String> {
     Ok((*built_in).to_owned())
 }
 
+/// `~/.reflexion/logs/hooks.log`; without a HOME, `errkb-hooks.log` in the
+/// temporary directory, so that even that failure leaves a trace.
 pub fn log_path() -> Result<PathBuf> {
-    Ok(paths::data_root()?.join("logs").join("hooks.log"))
+    Ok(match paths::data_root() {
+        Ok(root) => root.join("logs").join("hooks.log"),
+        Err(_) => std::env::temp_dir().join("errkb-hooks.log"),
+    })
 }
 
 /// One line per failure: time, event, what went wrong. Best effort: a hook

@@ -1,0 +1,163 @@
+"""Bad input never blocks the agent and never loses data: every case exits
+0 with nothing on stdout or stderr, stores the event whenever storing was
+possible, and leaves a line in the hook log."""
+import json
+import os
+import sqlite3
+import subprocess
+import threading
+import time
+from contextlib import closing
+
+import pytest
+
+from conftest import DIST, RUNNER, connection, runner
+
+GOOD = {"session_id": "s1", "cwd": "/work/app", "hook_event_name": "PostToolUseFailure",
+        "tool_name": "Bash", "tool_input": {"command": "make"}, "tool_use_id": "t1", "error": "make: *** [all] Error 2"}
+HOSTILE = "x'); DROP TABLE events; --"
+
+
+def body(**changes):
+    data = {**GOOD, **changes}
+    return json.dumps({k: v for k, v in data.items() if v is not ...}).encode()
+
+
+# (id, event, stdin bytes, stored?, what the log must mention)
+CASES = [
+    ("empty stdin", "PostToolUseFailure", b"", False, "payload is not JSON (0 bytes)"),
+    ("invalid JSON", "PostToolUseFailure", b'{"session_id": "s1", ', False, "payload is not JSON"),
+    ("JSON array", "PostToolUseFailure", b"[1, 2, 3]", True, "not an object"),
+    ("JSON string", "PostToolUseFailure", b'"an error"', True, "not an object"),
+    ("no session_id", "PostToolUseFailure", body(session_id=...), True, "no session_id"),
+    ("session_id a number", "PostToolUseFailure", body(session_id=7), True, "no session_id"),
+    ("no cwd", "PostToolUseFailure", body(cwd=...), True, "no cwd"),
+    ("no error", "PostToolUseFailure", body(error=...), True, "error is missing"),
+    ("error an object", "PostToolUseFailure", body(error={"message": "boom"}), True, "error is an object"),
+    ("error a number", "PostToolUseFailure", body(error=42), True, "error is a number"),
+    ("error of 10 MB", "PostToolUseFailure", body(error="E" * 10_000_000), True, "payload is large"),
+    ("invalid UTF-8", "PostToolUseFailure", body(error="bad \udcff byte").replace(b"\\udcff", b"\xff"), True,
+     "not valid UTF-8"),
+    ("raw NUL bytes", "PostToolUseFailure", body() + b"\x00\x00", True, "NUL bytes"),
+    ("escaped NUL in error", "PostToolUseFailure", body(error="a\u0000b"), True, "NUL characters"),
+    ("tool_input not an object", "PostToolUse", body(hook_event_name="PostToolUse", tool_input="make all"), True,
+     "tool_input is a string"),
+    ("hostile SQL, failure", "PostToolUseFailure",
+     body(session_id=HOSTILE, cwd=HOSTILE, tool_name=HOSTILE, error=HOSTILE, tool_use_id=HOSTILE, extra=None)[:-1]
+     + b', "error2": 1}', True, None),
+    ("hostile SQL, tool use", "PostToolUse",
+     body(session_id=HOSTILE, cwd=HOSTILE, tool_name=HOSTILE, tool_input={"command": HOSTILE, "file_path": HOSTILE}),
+     True, None),
+    ("unknown event", "NoSuchEvent", body(), False, "no hook for event"),
+]
+
+
+def events(db):
+    with closing(sqlite3.connect(db)) as conn:
+        return conn.execute("SELECT count(*) FROM events").fetchone()[0]
+
+
+def run_hook(event, stdin, env):
+    proc = subprocess.run([str(RUNNER), "hook", event], input=stdin, capture_output=True, env=env)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    return proc
+
+
+@pytest.fixture
+def home(tmp_path):
+    (tmp_path / "home").mkdir()
+    return tmp_path / "home"
+
+
+def log_of(home):
+    path = home / ".reflexion" / "logs" / "hooks.log"
+    return path.read_text() if path.exists() else ""
+
+
+@pytest.mark.parametrize("name, event, stdin, stored, logged", CASES, ids=[c[0] for c in CASES])
+def test_bad_payloads(home, name, event, stdin, stored, logged):
+    runner("init", env={"HOME": str(home)}, check=True)
+    db = home / ".reflexion" / "data" / "reflexion.db"
+    run_hook(event, stdin, {"HOME": str(home)})
+    assert events(db) == (1 if stored else 0)
+    if logged:
+        assert logged in log_of(home)
+    else:
+        # Nothing was wrong with it, only hostile: stored verbatim, tables intact, nothing to log.
+        with closing(sqlite3.connect(db)) as conn:
+            (session,) = conn.execute("SELECT session_id FROM events").fetchone()
+        assert session == HOSTILE and log_of(home) == ""
+
+
+def test_database_file_that_is_not_sqlite(home):
+    db = home / "garbage.db"
+    db.write_bytes(os.urandom(4096))
+    run_hook("PostToolUseFailure", body(), {"HOME": str(home), "ERRKB_DB": str(db)})
+    assert "file is not a database" in log_of(home)
+
+
+def test_missing_home_logs_to_the_temporary_directory(tmp_path):
+    run_hook("PostToolUseFailure", body(), {"TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert "HOME is not set" in (tmp_path / "errkb-hooks.log").read_text()
+
+
+def test_locked_database_is_waited_for_then_logged(home):
+    runner("init", env={"HOME": str(home)}, check=True)
+    db = home / ".reflexion" / "data" / "reflexion.db"
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        start = time.time()
+        run_hook("PostToolUseFailure", body(), {"HOME": str(home)})
+        assert time.time() - start >= 4.5  # it waited for the writer (busy timeout), then gave up
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert "database is locked" in log_of(home)
+    run_hook("PostToolUseFailure", body(), {"HOME": str(home)})  # once free, it stores again
+    assert events(db) == 1
+
+
+def test_missing_model_for_the_vector_stage(home, tmp_path):
+    runner("init", env={"HOME": str(home)}, check=True)
+    db = home / ".reflexion" / "data" / "reflexion.db"
+    runner("record", "--error", "segmentation fault in module x", "--resolution", "fix", env={"HOME": str(home)}, check=True)
+    runner("embed", env={"HOME": str(home)}, check=True)
+    run_hook("PostToolUseFailure", body(error="a completely different failure text"),
+             {"HOME": str(home), "ERRKB_MODEL": str(tmp_path / "no-model")})
+    assert events(db) == 1
+    assert "search stage skipped: no model at" in log_of(home)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_disk_full(home, small_disk):
+    db = small_disk / "kb.db"
+    runner("--db", str(db), "init", env={"HOME": str(home)}, check=True)
+    with open(small_disk / "filler", "wb") as f:  # fill the disk
+        try:
+            while True:
+                f.write(b"\0" * 65536)
+                f.flush()
+        except OSError:
+            pass
+    run_hook("PostToolUseFailure", body(error="x" * 400_000), {"HOME": str(home), "ERRKB_DB": str(db)})
+    assert "full" in log_of(home)
+
+
+def test_read_only_database_and_directory(home, small_disk):
+    db = small_disk / "kb.db"
+    runner("--db", str(db), "init", env={"HOME": str(home)}, check=True)
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    run_hook("PostToolUseFailure", body(), {"HOME": str(home), "ERRKB_DB": str(db)})
+    run_hook("PostToolUseFailure", body(), {"HOME": str(home), "ERRKB_DB": str(small_disk / "new.db")})
+    log = log_of(home)
+    assert log.count("folder is read-only") == 2
