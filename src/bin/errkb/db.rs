@@ -16,6 +16,7 @@ const SCHEMA_VERSION: i64 = 3;
 
 /// Hooks and batch jobs share the file: wait for a writer rather than fail.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+const BUSY_STEP: Duration = Duration::from_millis(1);
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Access {
@@ -26,7 +27,7 @@ pub enum Access {
 }
 
 pub fn open(path: &Path, extension: &Path, access: Access) -> Result<Connection> {
-    let conn = match access {
+    let mut conn = match access {
         Access::ReadWrite => {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -38,7 +39,13 @@ pub fn open(path: &Path, extension: &Path, access: Access) -> Result<Connection>
         }
     }
     .with_context(|| format!("cannot open database {}{}", path.display(), read_only_hint(path)))?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // Wait for a busy writer in 1 ms steps, up to BUSY_TIMEOUT: SQLite's own
+    // handler backs off to 100 ms sleeps, which made the slowest hooks wait
+    // far longer than the lock was held.
+    conn.busy_handler(Some(|attempt: i32| {
+        std::thread::sleep(BUSY_STEP);
+        u128::try_from(attempt).unwrap_or(0) * BUSY_STEP.as_millis() < BUSY_TIMEOUT.as_millis()
+    }))?;
     load_extension(&conn, extension)?;
     if access == Access::ReadWrite {
         ensure_schema(&conn)
