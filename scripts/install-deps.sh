@@ -8,6 +8,7 @@ need_apt=()
 dpkg -s libclang-dev >/dev/null 2>&1 || need_apt+=(libclang-dev)
 command -v sqlite3 >/dev/null || need_apt+=(sqlite3)
 command -v node >/dev/null || need_apt+=(nodejs)
+[ -x /usr/bin/time ] || need_apt+=(time)   # make bench: peak RSS of one process
 command -v python3 >/dev/null || need_apt+=(python3 python3-venv)
 
 if [ ${#need_apt[@]} -gt 0 ]; then

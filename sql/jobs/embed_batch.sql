@@ -8,6 +8,11 @@
 --         passed over, not retried forever, within one run)
 -- :batch  rows per batch, at most 50
 -- Prints: embedded|skipped|last id looked at (empty when nothing was left).
+--
+-- "Has a vector" is asked of vec_error_kb_rowids, the plain table in which
+-- sqlite-vec (vendored, pinned) keeps the ids of vec_error_kb: a B-tree
+-- lookup, where asking vec0 itself costs about 0.1 ms a row (1.3 s for
+-- 10,000 rows).
 
 CREATE TEMP TABLE IF NOT EXISTS embed_job_batch (error_kb_id INTEGER PRIMARY KEY, embedding BLOB);
 DELETE FROM temp.embed_job_batch;
@@ -18,7 +23,7 @@ WITH todo AS MATERIALIZED (
   SELECT id, CAST(error_normalized AS TEXT) AS text, row_number() OVER (ORDER BY id) - 1 AS i
   FROM error_kb AS kb
   WHERE id > :after
-    AND NOT EXISTS (SELECT 1 FROM vec_error_kb AS v WHERE v.error_kb_id = kb.id)
+    AND NOT EXISTS (SELECT 1 FROM vec_error_kb_rowids AS v WHERE v.rowid = kb.id)
   ORDER BY id
   LIMIT :batch
 )
@@ -32,6 +37,6 @@ JOIN embed_batch((SELECT json_group_array(text) FROM (SELECT text FROM todo ORDE
 INSERT INTO vec_error_kb (error_kb_id, embedding)
 SELECT error_kb_id, embedding FROM temp.embed_job_batch AS b
 WHERE embedding IS NOT NULL
-  AND NOT EXISTS (SELECT 1 FROM vec_error_kb AS v WHERE v.error_kb_id = b.error_kb_id);
+  AND NOT EXISTS (SELECT 1 FROM vec_error_kb_rowids AS v WHERE v.rowid = b.error_kb_id);
 
 SELECT count(embedding), count(*) - count(embedding), max(error_kb_id) FROM temp.embed_job_batch;

@@ -46,6 +46,13 @@ pub fn open(path: &Path, extension: &Path, access: Access) -> Result<Connection>
         std::thread::sleep(BUSY_STEP);
         u128::try_from(attempt).unwrap_or(0) * BUSY_STEP.as_millis() < BUSY_TIMEOUT.as_millis()
     }))?;
+    // Hook scripts stage their work in temp tables: keep them off the disk.
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    // In WAL mode, NORMAL syncs at checkpoints instead of every commit: a
+    // killed process loses nothing committed, the file stays consistent,
+    // and only an OS crash or power cut can drop the last commits. Each hook
+    // commits a few times; a sync each was most of its cost.
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
     load_extension(&conn, extension)?;
     if access == Access::ReadWrite {
         ensure_schema(&conn)

@@ -43,8 +43,9 @@ pub fn run(conn: &Connection, db: &Path) -> Result<Outcome> {
         return Ok(Outcome::AlreadyRunning);
     }
     let todo: i64 = conn.query_row(
+        // vec_error_kb_rowids: sqlite-vec's id table (see embed_batch.sql).
         "SELECT count(*) FROM error_kb AS kb WHERE NOT EXISTS \
-         (SELECT 1 FROM vec_error_kb AS v WHERE v.error_kb_id = kb.id)",
+         (SELECT 1 FROM vec_error_kb_rowids AS v WHERE v.rowid = kb.id)",
         [],
         |r| r.get(0),
     )?;

@@ -91,12 +91,8 @@ fn run_script(event: &str, db_path: Option<PathBuf>, extension: Option<PathBuf>,
     }
     result?;
     if event == "SessionEnd" {
-        // The script counted the entries without a vector; embed them in a
-        // process of their own and return now.
-        if String::from_utf8_lossy(&out).trim().parse::<u64>().unwrap_or(0) > 0 {
-            start_embed_job(&db_path, &extension)?;
-        }
-        return Ok(());
+        // Embed in a process of their own whatever needs it, and return now.
+        return start_embed_job(&db_path, &extension);
     }
     std::io::stdout().write_all(&out)?;
     Ok(())
