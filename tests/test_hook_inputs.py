@@ -150,7 +150,7 @@ def test_disk_full(home, small_disk):
         except OSError:
             pass
     run_hook("PostToolUseFailure", body(error="x" * 400_000), {"HOME": str(home), "ERRKB_DB": str(db)})
-    assert "full" in log_of(home)
+    assert "(the disk holding it is full)" in log_of(home)
 
 
 def test_read_only_database_and_directory(home, small_disk):

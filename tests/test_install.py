@@ -142,4 +142,4 @@ def test_doctor_reports_hooks_and_failures(home):
     assert "ok   hooks         all 5 installed in" in after
     assert "ok   hook failures 2 logged in" in after
     assert "PostToolUse: warning: payload is not JSON (8 bytes)" in after
-    assert "PostToolUse: PostToolUse.sql: malformed JSON" in after
+    assert "PostToolUse: PostToolUse.sql on " in after and "malformed JSON" in after

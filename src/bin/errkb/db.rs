@@ -27,18 +27,22 @@ pub enum Access {
 }
 
 pub fn open(path: &Path, extension: &Path, access: Access) -> Result<Connection> {
+    connect(path, extension, access)
+        .with_context(|| format!("cannot open database {}{}", path.display(), storage_hint(path)))
+}
+
+fn connect(path: &Path, extension: &Path, access: Access) -> Result<Connection> {
     let mut conn = match access {
         Access::ReadWrite => {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
             }
-            Connection::open(path)
+            Connection::open(path)?
         }
         Access::ReadOnly => {
-            Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+            Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?
         }
-    }
-    .with_context(|| format!("cannot open database {}{}", path.display(), read_only_hint(path)))?;
+    };
     // Wait for a busy writer in 1 ms steps, up to BUSY_TIMEOUT: SQLite's own
     // handler backs off to 100 ms sleeps, which made the slowest hooks wait
     // far longer than the lock was held.
@@ -55,15 +59,15 @@ pub fn open(path: &Path, extension: &Path, access: Access) -> Result<Connection>
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     load_extension(&conn, extension)?;
     if access == Access::ReadWrite {
-        ensure_schema(&conn)
-            .with_context(|| format!("cannot set up the schema in {}{}", path.display(), read_only_hint(path)))?;
+        ensure_schema(&conn).context("cannot set up the schema")?;
     }
     Ok(conn)
 }
 
-/// SQLite says "unable to open database file" when a WAL database's folder
-/// cannot take its -wal and -shm files; say why.
-fn read_only_hint(path: &Path) -> &'static str {
+/// Why SQLite's "unable to open database file" or "disk I/O error" may have
+/// happened, when the file system says: a WAL database's folder must take
+/// its -wal and -shm files, and a full disk fails writes of any kind.
+pub fn storage_hint(path: &Path) -> &'static str {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -71,15 +75,20 @@ fn read_only_hint(path: &Path) -> &'static str {
     let Ok(dir) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
         return "";
     };
-    // SAFETY: access() only reads the NUL-terminated path.
-    if unsafe { libc::access(dir.as_ptr(), libc::W_OK) } == 0 {
-        ""
-    } else {
-        " (its folder is read-only: the database needs to write its journal beside it)"
+    // SAFETY: access() and statvfs() only read the NUL-terminated path and
+    // write into the zeroed struct we own.
+    unsafe {
+        if libc::access(dir.as_ptr(), libc::W_OK) != 0 {
+            return " (its folder is read-only: the database needs to write its journal beside it)";
+        }
+        let mut fs: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(dir.as_ptr(), &mut fs) == 0 && fs.f_bavail == 0 {
+            return " (the disk holding it is full)";
+        }
     }
+    ""
 }
 
-/// A connection with the extension and no database, for model commands.
 pub fn open_in_memory(extension: &Path) -> Result<Connection> {
     let conn = Connection::open_in_memory()?;
     load_extension(&conn, extension)?;

@@ -82,7 +82,8 @@ fn run_script(event: &str, db_path: Option<PathBuf>, extension: Option<PathBuf>,
     let mut params = Params::default();
     params.set("stdin", text);
     let mut out = Vec::new();
-    let result = script::run(&conn, &sql, &params, &mut out).with_context(|| format!("{event}.sql"));
+    let result = script::run(&conn, &sql, &params, &mut out)
+        .with_context(|| format!("{event}.sql on {}{}", db_path.display(), db::storage_hint(&db_path)));
     // A search stage that failed is passed over (no advice); say why in the log.
     if let Ok(Some(failure)) = conn.query_row("SELECT errkb_last_search_error()", [], |r| {
         r.get::<_, Option<String>>(0)
