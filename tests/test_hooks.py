@@ -57,7 +57,13 @@ def test_an_error_then_success_is_learned_once_and_advised_later(home):
     assert db_rows(home, "SELECT use_count FROM error_kb") == [(2,)]  # the hit, counted once
     assert db_rows(home, "SELECT type, session_id, project FROM events ORDER BY id") == [
         ("tool_error", "s1", "app"), ("tool_use", "s1", "app"), ("tool_use", "s1", "app"),
-        ("tool_use", "s1", "app"), ("tool_error", "s2", "app")]
+        ("tool_use", "s1", "app"), ("tool_error", "s2", "app"), ("kb_hit", "s2", "app")]
+    # The history views answer the usual questions.
+    assert db_rows(home, "SELECT error, times, sessions, has_fix FROM kb_frequent_errors") == [
+        ("Error: Cannot find module <STR>\nRequire stack:\n- <PATH>", 2, 2, 1)]
+    assert db_rows(home, "SELECT times_advised, stages FROM kb_reused_fixes") == [(1, "exact")]
+    assert db_rows(home, "SELECT failures, advised, hit_rate FROM kb_advice_hit_rate") == [(2, 1, 0.5)]
+    assert db_rows(home, "SELECT count(*) FROM kb_unresolved_errors") == [(0,)]
 
 
 def test_an_older_error_is_learned_across_tools(home):

@@ -22,9 +22,15 @@ FROM temp.payload;
 CREATE TEMP TABLE hit AS
 SELECT * FROM kb_search((SELECT normalize_error(error) FROM temp.payload));
 
--- 3. Count the use, once.
+-- 3. Count the use, once, and note the advice (for the kb_advice_hit_rate view).
 UPDATE error_kb SET use_count = use_count + 1, last_used = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE id IN (SELECT id FROM temp.hit);
+
+INSERT INTO events (v, type, ts, session_id, project, project_path, data)
+SELECT 1, 'kb_hit', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id,
+       replace(rtrim(p.cwd, '/'), rtrim(rtrim(p.cwd, '/'), replace(rtrim(p.cwd, '/'), '/', '')), ''),
+       p.cwd, json_object('errorKbId', h.id, 'stage', h.stage, 'distance', h.distance)
+FROM temp.hit AS h, temp.payload AS p;
 
 -- 4. The answer.
 SELECT json_object('hookSpecificOutput', json_object(

@@ -12,7 +12,7 @@ use crate::script::{self, Params};
 /// behind it. Idempotent, so databases of the original system upgrade in
 /// place.
 const SCHEMA_SQL: &str = include_str!("../../../sql/schema.sql");
-const SCHEMA_VERSION: i64 = 3;
+const SCHEMA_VERSION: i64 = 4;
 
 /// Hooks and batch jobs share the file: wait for a writer rather than fail.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);

@@ -25,6 +25,7 @@ use db::Access;
 use script::Params;
 
 const RECORD_SQL: &str = include_str!("../../../sql/record.sql");
+const RENORMALIZE_SQL: &str = include_str!("../../../sql/jobs/renormalize_keys.sql");
 
 #[derive(Parser)]
 #[command(name = "errkb", version, about = "Error knowledge base for AI coding agents")]
@@ -87,6 +88,9 @@ enum Command {
     },
     /// Check the database, extension, model and hooks; show recent hook failures
     Doctor,
+    /// Recompute the knowledge base's keys with the current normalize_error
+    /// (for a database whose keys the original JavaScript code made)
+    Migrate,
     /// Embed every knowledge-base entry that has no vector yet
     Embed,
     /// Get or prepare the embedding model
@@ -180,6 +184,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Hook { .. } | Command::Doctor => unreachable!("handled above"),
+        Command::Migrate => {
+            let conn = db::open(&db_path, &extension, Access::ReadWrite)?;
+            let mut report = Vec::new();
+            script::run(&conn, RENORMALIZE_SQL, &Params::default(), &mut report)?;
+            let report = String::from_utf8_lossy(&report);
+            let (rekeyed, merged) = report.trim().split_once('|').unwrap_or(("?", "?"));
+            writeln!(
+                out,
+                "re-keyed {rekeyed} entries, merged {merged}; run errkb embed for their vectors"
+            )?;
+        }
         Command::Install { dry_run } => install::install(&extension, dry_run, &mut out)?,
         Command::Uninstall { dry_run } => install::uninstall(dry_run, &mut out)?,
         Command::Model { action } => {

@@ -1,0 +1,78 @@
+"""errkb migrate: a knowledge base keyed by the original JavaScript code
+(quotes first, any slash to the next space as a path) gets the SPEC keys;
+rows that now collide merge without losing counts."""
+import json
+
+from conftest import connection, insert_kb, runner, sqlite
+
+
+def test_old_keys_are_recomputed_and_collisions_merged(kb):
+    insert_kb(kb, [
+        # Old-order keys, as the JavaScript code wrote them.
+        {"error_normalized": "Cannot find module '<PATH>'", "error_raw": "Cannot find module '/a/b.ts'",
+         "resolution": '{"resolvedBy":"success_after_error","tool":"Bash"}', "use_count": 3,
+         "ts": "2026-01-01T00:00:00.000Z", "last_used": "2026-01-05T00:00:00.000Z"},
+        {"error_normalized": "Cannot find module <STR>", "error_raw": "Cannot find module 'lodash'",
+         "resolution": '{"resolvedBy":"success_after_error","tool":"Edit"}', "use_count": 2,
+         "ts": "2026-02-01T00:00:00.000Z", "last_used": "2026-01-02T00:00:00.000Z"},
+        {"error_normalized": "Error at line <N> in <PATH> unexpected token",
+         "error_raw": "Error at line 42 in /src/app.js: unexpected token", "resolution": "fix it", "use_count": 1},
+        {"error_normalized": "already right", "error_raw": None, "resolution": "x", "use_count": 5},
+    ])
+    with connection(kb) as conn:
+        conn.execute("INSERT INTO resolved_errors VALUES (10, 1, 't')")
+        conn.execute("INSERT INTO error_kb_files VALUES ('b.ts', 1)")
+    sqlite(kb, "INSERT INTO vec_error_kb SELECT id, embed(error_normalized) FROM error_kb")
+
+    out = runner("--db", str(kb), "migrate", check=True).stdout
+    assert out == "re-keyed 2 entries, merged 1; run errkb embed for their vectors\n"
+    with connection(kb) as conn:
+        rows = conn.execute("SELECT id, error_normalized, use_count, last_used, CASE WHEN json_valid(resolution) THEN json_extract(resolution, '$.tool') END "
+                            "FROM error_kb ORDER BY id").fetchall()
+        assert rows == [
+            (2, "Cannot find module <STR>", 5, "2026-01-05T00:00:00.000Z", "Edit"),  # newest fix, summed count
+            (3, "Error at line <N> in <PATH>: unexpected token", 1, None, None),
+            (4, "already right", 5, None, None),
+        ]
+        assert conn.execute("SELECT error_kb_id FROM resolved_errors").fetchall() == [(2,)]
+        assert conn.execute("SELECT file_name, error_kb_id FROM error_kb_files").fetchall() == [("b.ts", 2)]
+        # Vectors of changed rows are gone (to be re-embedded); the untouched row keeps its own.
+        assert [r for (r,) in conn.execute("SELECT rowid FROM vec_error_kb_rowids ORDER BY rowid")] == [2, 4]
+    assert runner("--db", str(kb), "migrate", check=True).stdout.startswith("re-keyed 0 entries, merged 0")
+    assert runner("--db", str(kb), "embed", check=True).stdout == "embedded 1, skipped 0\n"
+
+
+JS_SCHEMA = """
+CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, v INTEGER DEFAULT 1, type TEXT NOT NULL, ts TEXT NOT NULL,
+  session_id TEXT NOT NULL, project TEXT, project_path TEXT, data JSON NOT NULL);
+CREATE INDEX idx_events_session ON events(session_id, ts);
+CREATE TABLE error_kb (id INTEGER PRIMARY KEY AUTOINCREMENT, ts TEXT NOT NULL, error_normalized TEXT NOT NULL UNIQUE,
+  error_raw TEXT, resolution TEXT, resolved_by TEXT, tool_sequence TEXT, use_count INTEGER DEFAULT 0, last_used TEXT);
+CREATE UNIQUE INDEX idx_error_kb_error ON error_kb(error_normalized);
+CREATE VIRTUAL TABLE vec_error_kb USING vec0(error_kb_id INTEGER PRIMARY KEY, embedding float[384]);
+CREATE TABLE analysis_cache (id INTEGER PRIMARY KEY AUTOINCREMENT, ts TEXT NOT NULL, project TEXT, days INTEGER,
+  input_hash TEXT, analysis JSON NOT NULL);
+INSERT INTO error_kb (ts, error_normalized, error_raw, resolution, resolved_by, tool_sequence, use_count)
+VALUES ('2026-01-01T00:00:00.000Z', 'ENOENT: no such file or directory, open <STR>', 'ENOENT: no such file or directory, open ''a.json''',
+  '{"resolvedBy":"success_after_error","tool":"Write","toolSequence":["Write"],"sessionId":"js","errorRaw":"x"}', 'Write', '["Write"]', 1);
+INSERT INTO events (type, ts, session_id, project, project_path, data)
+VALUES ('tool_error', '2026-01-01T00:00:00.000Z', 'js', 'app', '/work/app', '{"tool":"Read","error":"x","errorRaw":"x"}');
+"""
+
+
+def test_a_database_of_the_javascript_system_works_as_is(tmp_path):
+    home = tmp_path / "home"
+    db = home / ".reflexion" / "data" / "reflexion.db"
+    db.parent.mkdir(parents=True)
+    sqlite(db, JS_SCHEMA)  # made as the original system makes it (sqlite-vec for vec0)
+    payload = {"session_id": "new", "cwd": "/work/app", "tool_name": "Read", "tool_input": {"file_path": "b.json"},
+               "error": "ENOENT: no such file or directory, open 'b.json'"}
+    proc = runner("hook", "PostToolUseFailure", stdin=json.dumps(payload), env={"HOME": str(home)})
+    assert "- 해결 방법: success_after_error: Write" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    with connection(db) as conn:
+        assert conn.execute("SELECT count(*) FROM events").fetchone() == (3,)  # its event, ours, the advice
+        assert conn.execute("SELECT use_count FROM error_kb").fetchone() == (2,)
+        assert conn.execute("PRAGMA user_version").fetchone() == (4,)  # upgraded in place, tables unchanged
+        columns = [r[1] for r in conn.execute("PRAGMA table_info(error_kb)")]
+        assert columns == ["id", "ts", "error_normalized", "error_raw", "resolution", "resolved_by",
+                           "tool_sequence", "use_count", "last_used"]
