@@ -189,3 +189,20 @@ def test_session_end_returns_and_embeds_in_the_background(home):
             break
         time.sleep(0.1)
     assert db_rows(home, "SELECT count(*) FROM vec_error_kb_rowids") == [(1,)]
+
+
+def test_the_same_scripts_run_through_the_sqlite3_shell(home):
+    """scripts/sqlite3-hook: the stock sqlite3 shell, the same .sql files,
+    the same answer as the runner's."""
+    import subprocess
+    from conftest import DIST, ROOT, SQL
+    learn_missing_module(home)
+    body = payload("s3", "Bash", {"command": "node x.js"},
+                   "Error: Cannot find module '/q/r.js'\nRequire stack:\n- /q/x.js", "PostToolUseFailure")
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "ERRKB_EXTENSION": str(DIST / "errkb"), "ERRKB_SQL_DIR": str(SQL)}
+    shell = subprocess.run([str(ROOT / "scripts" / "sqlite3-hook"), "PostToolUseFailure"], input=body,
+                           capture_output=True, text=True, env=env)
+    assert shell.returncode == 0 and shell.stderr == ""
+    runner_answer = hook(home, "PostToolUseFailure", body).stdout
+    assert json.loads(shell.stdout) == json.loads(runner_answer)
+    assert db_rows(home, "SELECT count(*) FROM events WHERE session_id = 's3' AND type = 'tool_error'") == [(2,)]
