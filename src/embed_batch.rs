@@ -8,7 +8,7 @@ use std::ffi::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use sqlite_loadable::prelude::*;
-use sqlite_loadable::table::{BestIndexError, ConstraintOperator, IndexInfo, VTab, VTabArguments, VTabCursor};
+use sqlite_loadable::table::{BestIndexError, IndexInfo, VTab, VTabArguments, VTabCursor};
 use sqlite_loadable::{api, Error, Result};
 
 use crate::embed::{self, MAX_BATCH};
@@ -37,17 +37,7 @@ impl<'vtab> VTab<'vtab> for EmbedBatchTable {
     }
 
     fn best_index(&self, mut info: IndexInfo) -> std::result::Result<(), BestIndexError> {
-        let mut has_texts = false;
-        for mut constraint in info.constraints() {
-            if constraint.column_idx() == TEXTS_COLUMN && constraint.op() == Some(ConstraintOperator::EQ) {
-                if !constraint.usable() {
-                    return Err(BestIndexError::Constraint);
-                }
-                constraint.set_argv_index(1);
-                constraint.set_omit(true);
-                has_texts = true;
-            }
-        }
+        let has_texts = crate::search::pass_argument(&info, TEXTS_COLUMN)?;
         if !has_texts {
             return Err(BestIndexError::Error);
         }

@@ -138,12 +138,21 @@ fn text_arg<'a>(args: &[*mut sqlite3_value], i: usize) -> Option<Cow<'a, str>> {
         .map(String::from_utf8_lossy)
 }
 
-fn normalize_error(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+/// The shape of most functions here: one text in, one text out, NULL → NULL.
+fn text_to_text<T: AsRef<str>>(
+    ctx: *mut sqlite3_context,
+    args: &[*mut sqlite3_value],
+    f: impl FnOnce(&str) -> T,
+) -> Result<()> {
     match text_arg(args, 0) {
-        Some(raw) => api::result_text(ctx, normalize::normalize_error(&raw))?,
+        Some(text) => api::result_text(ctx, f(&text))?,
         None => api::result_null(ctx),
     }
     Ok(())
+}
+
+fn normalize_error(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    text_to_text(ctx, args, normalize::normalize_error)
 }
 
 fn keyword_overlap(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
@@ -201,30 +210,17 @@ fn errkb_prepare_model(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -
 }
 
 fn path_names(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
-    match text_arg(args, 0) {
-        Some(text) => api::result_text(
-            ctx,
-            serde_json::to_string(&paths_in_text::path_names(&text)).unwrap_or_default(),
-        )?,
-        None => api::result_null(ctx),
-    }
-    Ok(())
+    text_to_text(ctx, args, |text| {
+        serde_json::to_string(&paths_in_text::path_names(text)).unwrap_or_default()
+    })
 }
 
 fn redact_secrets(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
-    match text_arg(args, 0) {
-        Some(raw) => api::result_text(ctx, redact::redact_secrets(&raw))?,
-        None => api::result_null(ctx),
-    }
-    Ok(())
+    text_to_text(ctx, args, |text| redact::redact_secrets(text).into_owned())
 }
 
 fn resolution_text(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
-    match text_arg(args, 0) {
-        Some(raw) => api::result_text(ctx, resolution::resolution_text(&raw))?,
-        None => api::result_null(ctx),
-    }
-    Ok(())
+    text_to_text(ctx, args, resolution::resolution_text)
 }
 
 /// Why kb_search's last passed-over stage failed (NULL if none); clears it.

@@ -213,17 +213,7 @@ impl<'vtab> VTab<'vtab> for KbSearchTable {
     }
 
     fn best_index(&self, mut info: IndexInfo) -> std::result::Result<(), BestIndexError> {
-        let mut has_query = false;
-        for mut constraint in info.constraints() {
-            if constraint.column_idx() == QUERY_COLUMN && constraint.op() == Some(ConstraintOperator::EQ) {
-                if !constraint.usable() {
-                    return Err(BestIndexError::Constraint);
-                }
-                constraint.set_argv_index(1);
-                constraint.set_omit(true);
-                has_query = true;
-            }
-        }
+        let has_query = pass_argument(&info, QUERY_COLUMN)?;
         info.set_idxnum(if has_query { HAS_QUERY } else { 0 });
         info.set_estimated_cost(1.0);
         info.set_estimated_rows(1);
@@ -294,6 +284,23 @@ impl VTabCursor for KbSearchCursor {
             _ => 0,
         })
     }
+}
+
+/// A table function's argument is an `=` constraint on a hidden column:
+/// hand it to xFilter as its first value. Whether there was one.
+pub fn pass_argument(info: &IndexInfo, column: c_int) -> std::result::Result<bool, BestIndexError> {
+    let mut found = false;
+    for mut constraint in info.constraints() {
+        if constraint.column_idx() == column && constraint.op() == Some(ConstraintOperator::EQ) {
+            if !constraint.usable() {
+                return Err(BestIndexError::Constraint);
+            }
+            constraint.set_argv_index(1);
+            constraint.set_omit(true);
+            found = true;
+        }
+    }
+    Ok(found)
 }
 
 fn result_value(ctx: *mut sqlite3_context, value: &Value) -> Result<()> {
