@@ -206,3 +206,23 @@ def test_the_same_scripts_run_through_the_sqlite3_shell(home):
     runner_answer = hook(home, "PostToolUseFailure", body).stdout
     assert json.loads(shell.stdout) == json.loads(runner_answer)
     assert db_rows(home, "SELECT count(*) FROM events WHERE session_id = 's3' AND type = 'tool_error'") == [(2,)]
+
+
+def test_a_slow_search_is_abandoned_but_the_event_is_kept(home):
+    """The time budget: a user's edited script whose search never ends. The
+    hook gives up on it well inside Claude Code's timeout, keeps the event,
+    and logs why."""
+    import time as clock
+    scripts = home / ".reflexion" / "sql" / "hooks"
+    scripts.mkdir(parents=True)
+    (scripts / "PostToolUseFailure.sql").write_text(
+        "INSERT INTO events (type, ts, session_id, data) VALUES "
+        "('tool_error', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), json_extract(:stdin, '$.session_id'), '{}');\n"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n;\n")
+    start = clock.perf_counter()
+    proc = hook(home, "PostToolUseFailure", payload("s", "Bash", {}, "boom", "PostToolUseFailure"))
+    elapsed = clock.perf_counter() - start
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    assert elapsed < 4  # the budget is 1.8 s; generous for a loaded machine, far below "never"
+    assert db_rows(home, "SELECT session_id FROM events") == [("s",)]
+    assert "interrupted" in (home / ".reflexion" / "logs" / "hooks.log").read_text()
