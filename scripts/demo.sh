@@ -37,18 +37,13 @@ step "The runner: errkb search"
 $errkb search "Cannot find module '/tmp/other/place.ts'"
 $errkb search "something never seen before" || echo "(exit $?: no match)"
 
-step "What the agent is told when the error comes back"
-sqlite3 "$ERRKB_DB" -cmd '.load dist/errkb' <<'SQL'
-SELECT '[Reflexion 에러 KB] 이전에 동일 에러를 해결한 이력이 있습니다:' || char(10)
-    || '- 에러: ' || error_normalized || char(10)
-    || '- 해결 방법: ' || coalesce(
-         json_extract(resolution, '$.resolvedBy') || ': '
-           || (SELECT group_concat(value, ' → ') FROM json_each(resolution, '$.toolSequence'))
-           || coalesce(' (' || json_extract(resolution, '$.command') || ')', ''),
-         resolution) || char(10)
-    || '이 정보를 참고하여 해결을 시도하세요.'
-FROM kb_search(normalize_error('Cannot find module ''/srv/api/server.ts'''));
-SQL
+step "Embed the knowledge base (errkb embed), then other wording is found too"
+$errkb embed
+$errkb search "ModuleNotFoundError: No module named 'requests'"
+
+step "What the agent is told: the PostToolUseFailure hook, with a Claude Code payload"
+printf '%s' '{"session_id":"demo","cwd":"/work/shop","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"node src/server.ts"},"tool_use_id":"toolu_1","error":"Error: Cannot find module '"'"'/srv/api/server.ts'"'"'"}' \
+  | $errkb hook PostToolUseFailure | python3 -c 'import json,sys; print(json.load(sys.stdin)["hookSpecificOutput"]["additionalContext"])'
 
 step "Loaded versions"
 sqlite3 "$ERRKB_DB" -cmd '.load dist/errkb' "SELECT errkb_debug();"
