@@ -65,6 +65,18 @@ def test_an_edited_hook_script_is_kept(home):
     out = runner("install", env={"HOME": str(home)}, check=True).stdout
     assert f"keep {script} (edited by you)" in out
     assert script.read_text() == "SELECT NULL WHERE 0; -- mine\n"
+    assert script.with_suffix(".sql.new").read_text().startswith("-- PreToolUse")
+
+
+def test_an_untouched_hook_script_is_upgraded(home):
+    runner("install", env={"HOME": str(home)}, check=True)
+    script = home / ".reflexion" / "sql" / "hooks" / "PreToolUse.sql"
+    older = "SELECT NULL WHERE 0; -- as an older errkb shipped it\n"
+    script.write_text(older)  # what an earlier version installed, and remembered
+    (home / ".reflexion" / "sql" / "hooks" / ".installed" / "PreToolUse.sql").write_text(older)
+    out = runner("install", env={"HOME": str(home)}, check=True).stdout
+    assert f"update {script}" in out
+    assert script.read_text().startswith("-- PreToolUse")
 
 
 def test_invalid_settings_are_left_alone(home):

@@ -47,7 +47,9 @@ FROM temp.fix
 WHERE (SELECT tool FROM temp.payload) = 'Bash'
   AND fix.error_normalized = (
     SELECT json_extract(data, '$.error') FROM main.events
-    WHERE session_id = (SELECT session_id FROM temp.payload) AND type = 'tool_error'
+    -- "+type": read this session's events (idx_events_session), never the
+    -- whole database's errors through idx_events_type
+    WHERE session_id = (SELECT session_id FROM temp.payload) AND +type = 'tool_error'
       AND json_extract(data, '$.tool') = 'Bash'
     ORDER BY ts DESC, id DESC LIMIT 1)
 LIMIT 1;

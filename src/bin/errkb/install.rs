@@ -215,25 +215,47 @@ pub fn install(extension: &Path, dry_run: bool, out: &mut impl std::io::Write) -
                     std::fs::rename(&staging, &dest)?; // never a half-written binary in place
                 }
             }
-            FileSource::Script(sql) => match std::fs::read_to_string(&dest) {
-                Ok(existing) if existing != sql => writeln!(out, "keep {} (edited by you)", dest.display())?,
-                Ok(_) => {}
-                Err(_) => {
-                    writeln!(
-                        out,
-                        "{} {}",
-                        if dry_run { "would write" } else { "write" },
-                        dest.display()
-                    )?;
-                    if !dry_run {
-                        std::fs::create_dir_all(dest.parent().context("destination")?)?;
-                        std::fs::write(&dest, sql)?;
-                    }
-                }
-            },
+            FileSource::Script(sql) => install_script(sql, &dest, dry_run, out)?,
         }
     }
     update_settings(with_errkb, dry_run, out)
+}
+
+/// A hook script is the user's to edit. Install remembers what it wrote
+/// (`.installed/<name>`): a copy still equal to that is errkb's and is
+/// upgraded; an edited one is kept, with the new version beside it.
+fn install_script(sql: &str, dest: &Path, dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
+    let dir = dest.parent().context("destination")?;
+    let record = dir.join(".installed").join(dest.file_name().context("script name")?);
+    let current = std::fs::read_to_string(dest).ok();
+    let last_installed = std::fs::read_to_string(&record).ok();
+    let verb = |v: &str| if dry_run { format!("would {v}") } else { v.to_owned() };
+    let write = |path: &Path, text: &str| -> Result<()> {
+        if !dry_run {
+            std::fs::create_dir_all(path.parent().context("destination")?)?;
+            std::fs::write(path, text)?;
+        }
+        Ok(())
+    };
+    match current {
+        Some(current) if current == sql => {}
+        Some(current) if last_installed.as_deref() != Some(current.as_str()) => {
+            let beside = dest.with_extension("sql.new");
+            writeln!(
+                out,
+                "keep {} (edited by you); {} the new version to {}",
+                dest.display(),
+                verb("write"),
+                beside.display()
+            )?;
+            write(&beside, sql)?;
+            return Ok(());
+        }
+        Some(_) => writeln!(out, "{} {}", verb("update"), dest.display())?,
+        None => writeln!(out, "{} {}", verb("write"), dest.display())?,
+    }
+    write(dest, sql)?;
+    write(&record, sql)
 }
 
 pub fn uninstall(dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
