@@ -122,7 +122,7 @@ def build_kb(size, bases):
     return db
 
 
-def queries(db, size, bases):
+def queries(db):
     """200 each: exact keys that have a resolution, near misses that share a
     stored key's first 30 characters with a close length, and misses."""
     rng = random.Random(7)
@@ -496,7 +496,7 @@ def main():
     for size in SIZES:
         print(f"knowledge base of {size:,} rows ...", flush=True)
         db = build_kb(size, bases)
-        qs = queries(db, size, bases)
+        qs = queries(db)
         r = search_latency(db, qs)
         with closing(sqlite3.connect(db)) as conn, conn:
             crowd = statistics.median(

@@ -67,6 +67,12 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         flags: DIRECT,
     },
     ScalarFunction {
+        name: "path_basename",
+        n_args: 1,
+        func: path_basename,
+        flags: PURE,
+    },
+    ScalarFunction {
         name: "path_names",
         n_args: 1,
         func: path_names,
@@ -207,6 +213,10 @@ fn errkb_prepare_model(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -
     let path = embed::prepare(std::path::Path::new(dir.as_ref()))
         .map_err(|e| Error::new_message(format!("errkb_prepare_model(): {e}")))?;
     api::result_text(ctx, path.display().to_string())
+}
+
+fn path_basename(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    text_to_text(ctx, args, |path| paths_in_text::path_basename(path).to_owned())
 }
 
 fn path_names(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {

@@ -15,6 +15,14 @@ static TOKEN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[A-Za-z0-9_.\-@~/]
 static FILE_NAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Za-z0-9_\-@~.]*[A-Za-z0-9_\-]\.[A-Za-z0-9]{1,10}$").expect("valid pattern"));
 
+/// `path_basename(path)`: the last component of a path, trailing slashes
+/// ignored: `/work/app/` → `app`, `/a/b/x.js` → `x.js` (the hooks' project
+/// name and file name).
+pub fn path_basename(path: &str) -> &str {
+    let trimmed = path.trim_end_matches('/');
+    trimmed.rsplit('/').next().unwrap_or(trimmed)
+}
+
 pub fn path_names(text: &str) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for token in TOKEN.find_iter(text) {
@@ -31,6 +39,16 @@ pub fn path_names(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn basename_is_the_last_component() {
+        assert_eq!(path_basename("/work/app"), "app");
+        assert_eq!(path_basename("/work/app/"), "app");
+        assert_eq!(path_basename("/a/b/x.js"), "x.js");
+        assert_eq!(path_basename("x.js"), "x.js");
+        assert_eq!(path_basename("/"), "");
+        assert_eq!(path_basename(""), "");
+    }
 
     #[test]
     fn finds_file_names() {

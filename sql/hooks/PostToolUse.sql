@@ -29,15 +29,13 @@ SELECT CASE
   CASE WHEN tool = 'Bash' THEN redact_secrets(substr(trim(json_extract(input, '$.command')), 1, 120)) END AS command
 FROM (SELECT tool, input,
              json_extract(input, '$.file_path') AS file_path,
-             replace(json_extract(input, '$.file_path'),
-                     rtrim(json_extract(input, '$.file_path'),
-                           replace(json_extract(input, '$.file_path'), '/', '')), '') AS file_name
+             path_basename(json_extract(input, '$.file_path')) AS file_name
       FROM temp.payload);
 
 -- 1. The event.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'tool_use', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id,
-       replace(rtrim(cwd, '/'), rtrim(rtrim(cwd, '/'), replace(rtrim(cwd, '/'), '/', '')), ''),
+       path_basename(cwd),
        cwd,
        json_object('tool', tool, 'meta', json((SELECT meta FROM temp.meta)), 'success', json('true'))
 FROM temp.payload;

@@ -12,8 +12,7 @@ SELECT coalesce(json_extract(:stdin, '$.session_id'), 'unknown') AS session_id,
 -- 1. The event (before anything that may be slow or fail).
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'tool_error', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id,
-       -- the last component of cwd: strip everything up to the last '/'
-       replace(rtrim(cwd, '/'), rtrim(rtrim(cwd, '/'), replace(rtrim(cwd, '/'), '/', '')), ''),
+       path_basename(cwd),
        cwd,
        json_object('tool', tool, 'error', normalize_error(error), 'errorRaw', substr(error, 1, 500))
 FROM temp.payload;
@@ -28,7 +27,7 @@ WHERE id IN (SELECT id FROM temp.hit);
 
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'kb_hit', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id,
-       replace(rtrim(p.cwd, '/'), rtrim(rtrim(p.cwd, '/'), replace(rtrim(p.cwd, '/'), '/', '')), ''),
+       path_basename(p.cwd),
        p.cwd, json_object('errorKbId', h.id, 'stage', h.stage, 'distance', h.distance)
 FROM temp.hit AS h, temp.payload AS p;
 

@@ -8,10 +8,7 @@
 CREATE TEMP TABLE payload AS
 SELECT coalesce(json_extract(:stdin, '$.session_id'), 'unknown') AS session_id,
        json_extract(:stdin, '$.tool_name') AS tool,
-       -- the last path component of the file about to change
-       replace(json_extract(:stdin, '$.tool_input.file_path'),
-               rtrim(json_extract(:stdin, '$.tool_input.file_path'),
-                     replace(json_extract(:stdin, '$.tool_input.file_path'), '/', '')), '') AS file_name;
+       path_basename(json_extract(:stdin, '$.tool_input.file_path')) AS file_name;
 
 -- A fix's steps, "A → B", or NULL when it has none (or is not JSON).
 CREATE TEMP VIEW fix AS

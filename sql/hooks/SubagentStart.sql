@@ -5,9 +5,7 @@
 
 CREATE TEMP TABLE payload AS
 SELECT json_extract(:stdin, '$.cwd') AS cwd,
-       replace(rtrim(json_extract(:stdin, '$.cwd'), '/'),
-               rtrim(rtrim(json_extract(:stdin, '$.cwd'), '/'),
-                     replace(rtrim(json_extract(:stdin, '$.cwd'), '/'), '/', '')), '') AS project,
+       path_basename(json_extract(:stdin, '$.cwd')) AS project,
        -- code agents, by substring: "oh-my-claudecode:executor-high" counts
        EXISTS (SELECT 1 FROM json_each('["executor", "executor-low", "executor-high", "architect",
                  "architect-medium", "designer", "designer-high", "build-fixer", "build-fixer-low"]')
