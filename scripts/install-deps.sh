@@ -4,8 +4,6 @@
 set -euo pipefail
 
 need_apt=()
-# sqlite-loadable's sqlite3ext-sys generates bindings with bindgen → libclang.
-dpkg -s libclang-dev >/dev/null 2>&1 || need_apt+=(libclang-dev)
 command -v sqlite3 >/dev/null || need_apt+=(sqlite3)
 command -v node >/dev/null || need_apt+=(nodejs)
 [ -x /usr/bin/time ] || need_apt+=(time)   # make bench: peak RSS of one process
