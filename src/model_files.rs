@@ -12,6 +12,10 @@
 //!
 //! ONNX Runtime: `$ERRKB_ORT_LIB`, else `libonnxruntime.so*` beside the
 //! extension file, else in `~/.reflexion/lib/`.
+//!
+//! "The extension file" is the file this code runs from: `errkb.so` in
+//! the sqlite3 shell, the `errkb` program itself in the runner (which has
+//! the extension built in). `make` puts both in `dist/`, beside the model.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -135,7 +139,8 @@ fn newest_onnxruntime_in(dir: &Path) -> Option<PathBuf> {
     found.pop()
 }
 
-/// The directory holding this extension's shared library file.
+/// The directory holding the file this code was loaded from (`errkb.so`,
+/// or the `errkb` program).
 pub fn extension_dir() -> Option<PathBuf> {
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     let here = extension_dir as *const libc::c_void;

@@ -1,8 +1,10 @@
 """The errkb runner: database resolution, scripts with bound parameters,
 search and its exit codes."""
 import json
+import shutil
+import subprocess
 
-from conftest import EXTENSION, insert_kb, runner, sqlite_value
+from conftest import RUNNER, insert_kb, runner, sqlite_value
 
 
 def test_default_database_lives_under_home(tmp_path):
@@ -55,12 +57,25 @@ def test_search_miss_exits_1(kb):
     assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", "no match\n")
 
 
-def test_missing_extension_is_a_clear_error(tmp_path):
-    proc = runner("--db", str(tmp_path / "x.db"), "--extension", str(tmp_path / "nope.so"), "init")
+def test_the_runner_needs_no_extension_file(tmp_path):
+    """The functions are compiled into the runner: a copy of it alone, with
+    no errkb.so anywhere it looks, creates, searches and runs scripts."""
+    alone = tmp_path / "bin" / "errkb"
+    alone.parent.mkdir()
+    shutil.copy(RUNNER, alone)
+    env = {"HOME": str(tmp_path / "home")}
+    db = str(tmp_path / "x.db")
+    subprocess.run([alone, "--db", db, "record", "--error", "Cannot find module '/a/b.js'", "--resolution", "fix"],
+                   check=True, env=env, capture_output=True)
+    hit = subprocess.run([alone, "--db", db, "search", "--json", "Cannot find module '/c/d.js'"], env=env,
+                         capture_output=True, text=True, check=True)
+    assert json.loads(hit.stdout)["resolution"] == "fix"
+    out = subprocess.run([alone, "--db", db, "run", "/dev/stdin"], input="SELECT vec_version() LIKE 'v%';",
+                         env=env, capture_output=True, text=True, check=True)
+    assert out.stdout == "1\n"
+
+
+def test_install_names_a_missing_extension_file(tmp_path):
+    proc = runner("--extension", str(tmp_path / "nope.so"), "install", env={"HOME": str(tmp_path)})
     assert proc.returncode == 2
     assert "no extension at" in proc.stderr and "make" in proc.stderr
-
-
-def test_explicit_extension_path_is_used(tmp_path):
-    proc = runner("--db", str(tmp_path / "x.db"), "--extension", str(EXTENSION), "init", check=True)
-    assert proc.returncode == 0

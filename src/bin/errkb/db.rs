@@ -1,10 +1,20 @@
 //! Opening a knowledge base: the connection settings every command shares.
+//!
+//! The extension is compiled into this program: every connection it opens
+//! has errkb's SQL functions and sqlite-vec, registered the way SQLite
+//! registers a statically linked extension (`sqlite3_auto_extension`).
+//! Nothing is looked up or loaded at run time, which saves each hook the
+//! loading and relocation of a shared library; the same code is built as
+//! `errkb.so` for the sqlite3 shell.
 
-use std::path::Path;
+use std::ffi::{c_char, c_int};
+use std::ops::{Deref, DerefMut};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
-use rusqlite::{Connection, OpenFlags};
+use anyhow::{bail, Context, Result};
+use rusqlite::{ffi, Connection, OpenFlags};
 
 use crate::script::{self, Params};
 
@@ -18,6 +28,18 @@ const SCHEMA_VERSION: i64 = 4;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 const BUSY_STEP: Duration = Duration::from_millis(1);
 
+/// Past this size (64 pages of 4 KiB) the write-ahead log is checkpointed
+/// into the database and truncated by the process closing its connection
+/// (see `Drop`). Every process that opens the database reads the whole log
+/// to rebuild its index (about 4.5 µs a page here), and a checkpoint with
+/// the log's restart costs about 2.5 ms (four fsyncs); a writing hook adds
+/// about 5 pages. Between 32 and 200 pages the mean hook time hardly moved
+/// (`make bench` conditions); a short log keeps the typical hook fast.
+const WAL_CHECKPOINT_BYTES: u64 = 64 * (4096 + 24);
+/// A checkpoint waits this long for other connections' reads to end;
+/// when they don't, the next process tries again.
+const CHECKPOINT_WAIT: Duration = Duration::from_millis(50);
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Access {
     /// Create the file and its directories if needed; bring the schema up to date.
@@ -26,12 +48,59 @@ pub enum Access {
     ReadOnly,
 }
 
-pub fn open(path: &Path, extension: &Path, access: Access) -> Result<Connection> {
-    connect(path, extension, access)
-        .with_context(|| format!("cannot open database {}{}", path.display(), storage_hint(path)))
+/// A connection to a knowledge base file. It derefs to the rusqlite
+/// connection; on drop it keeps the write-ahead log short (see `Drop`).
+pub struct Database {
+    conn: Connection,
+    path: PathBuf,
 }
 
-fn connect(path: &Path, extension: &Path, access: Access) -> Result<Connection> {
+impl Deref for Database {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+impl DerefMut for Database {
+    fn deref_mut(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+}
+
+/// errkb's processes live a few milliseconds, and SQLite's default at the
+/// close of the last connection (checkpoint the log into the database,
+/// sync both, delete the log) cost a writing hook four fsyncs, most of its
+/// time. So connections close without a checkpoint (the log stays, with
+/// its committed transactions), and the one that finds the log grown past
+/// `WAL_CHECKPOINT_BYTES` checkpoints it and truncates it. A truncated log,
+/// unlike SQLite's own passive checkpoint, is not copied again by the next
+/// process (which cannot know what an earlier one already copied).
+impl Drop for Database {
+    fn drop(&mut self) {
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        let large = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES);
+        if large && !self.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) {
+            // Best effort: a busy or failed checkpoint leaves a longer log,
+            // which loses nothing and is retried by the next process.
+            let _ = self.conn.busy_timeout(CHECKPOINT_WAIT);
+            let _ = self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+    }
+}
+
+pub fn open(path: &Path, access: Access) -> Result<Database> {
+    let conn = connect(path, access)
+        .with_context(|| format!("cannot open database {}{}", path.display(), storage_hint(path)))?;
+    Ok(Database {
+        conn,
+        path: path.to_owned(),
+    })
+}
+
+fn connect(path: &Path, access: Access) -> Result<Connection> {
+    register_built_in_extension()?;
     let mut conn = match access {
         Access::ReadWrite => {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -57,7 +126,8 @@ fn connect(path: &Path, extension: &Path, access: Access) -> Result<Connection> 
     // and only an OS crash or power cut can drop the last commits. Each hook
     // commits a few times; a sync each was most of its cost.
     conn.pragma_update(None, "synchronous", "NORMAL")?;
-    load_extension(&conn, extension)?;
+    // The log outlives the connection; see `Drop for Database`.
+    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
     if access == Access::ReadWrite {
         ensure_schema(&conn).context("cannot set up the schema")?;
     }
@@ -89,19 +159,44 @@ pub fn storage_hint(path: &Path) -> &'static str {
     ""
 }
 
-pub fn open_in_memory(extension: &Path) -> Result<Connection> {
-    let conn = Connection::open_in_memory()?;
-    load_extension(&conn, extension)?;
-    Ok(conn)
+pub fn open_in_memory() -> Result<Connection> {
+    register_built_in_extension()?;
+    Ok(Connection::open_in_memory()?)
 }
 
-fn load_extension(conn: &Connection, extension: &Path) -> Result<()> {
-    // SAFETY: the extension is errkb's own, found by paths::extension.
+/// The extension's entry point with the types of the SQLite this program
+/// links (rusqlite's); the extension's own bindings name the same C types.
+unsafe extern "C" fn init_built_in(
+    db: *mut ffi::sqlite3,
+    err: *mut *mut c_char,
+    api: *const ffi::sqlite3_api_routines,
+) -> c_int {
+    // SAFETY: SQLite calls this with a live connection and its API table,
+    // exactly what the extension's entry point expects.
+    unsafe { errkb::sqlite3_errkb_init(db.cast(), err, api.cast_mut().cast()) as c_int }
+}
+
+/// Registers errkb with every connection opened from now on, once per process.
+fn register_built_in_extension() -> Result<()> {
+    static REGISTERED: OnceLock<c_int> = OnceLock::new();
+    // SAFETY: sqlite3_auto_extension only records the entry point.
+    let rc = *REGISTERED.get_or_init(|| unsafe { ffi::sqlite3_auto_extension(Some(init_built_in)) });
+    if rc != ffi::SQLITE_OK {
+        bail!("cannot register the errkb functions with SQLite (code {rc})");
+    }
+    Ok(())
+}
+
+/// Load an extension file into a connection: `errkb doctor` checks that
+/// the copy the sqlite3 shell loads works.
+pub fn load_extension_file(conn: &Connection, file: &Path) -> Result<()> {
+    // SAFETY: loading runs the file's entry point; the file is errkb's own
+    // build, named by the user or by install.
     unsafe {
         let _guard = rusqlite::LoadExtensionGuard::new(conn)?;
-        conn.load_extension(extension, Some("sqlite3_errkb_init"))
+        conn.load_extension(file, Some("sqlite3_errkb_init"))
     }
-    .with_context(|| format!("cannot load the errkb extension from {}", extension.display()))
+    .with_context(|| format!("cannot load the errkb extension from {}", file.display()))
 }
 
 fn ensure_schema(conn: &Connection) -> Result<()> {

@@ -2,7 +2,7 @@
 //! Exit status 1 when something needs attention.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
@@ -11,7 +11,7 @@ use crate::{db, hook, install};
 /// How many recent hook failures to show.
 const RECENT_FAILURES: usize = 5;
 
-pub fn run(db_path: &Path, extension: Result<std::path::PathBuf>, out: &mut impl Write) -> Result<bool> {
+pub fn run(db_path: &Path, shell_extension: Result<PathBuf>, out: &mut impl Write) -> Result<bool> {
     let mut healthy = true;
     let mut line = |out: &mut dyn Write, ok: bool, label: &str, text: String| -> Result<()> {
         healthy &= ok;
@@ -19,45 +19,21 @@ pub fn run(db_path: &Path, extension: Result<std::path::PathBuf>, out: &mut impl
         Ok(())
     };
 
-    let extension = match extension {
-        Ok(ext) => ext,
+    // The functions compiled into this program, which the hooks use.
+    let report = match db::open_in_memory().and_then(|c| debug_report(&c)) {
+        Ok(report) => report,
         Err(e) => {
-            line(out, false, "extension", format!("{e:#}"))?;
+            line(out, false, "extension", format!("built-in functions fail: {e:#}"))?;
             return Ok(false);
         }
     };
-    let debug = db::open_in_memory(&extension)
-        .and_then(|c| Ok(c.query_row("SELECT errkb_debug()", [], |r| r.get::<_, String>(0))?));
-    let report: Vec<(String, String)> = match &debug {
-        Ok(text) => text
-            .lines()
-            .filter_map(|l| l.split_once(": "))
-            .map(|(k, v)| (k.into(), v.into()))
-            .collect(),
-        Err(e) => {
-            line(
-                out,
-                false,
-                "extension",
-                format!("{} does not load: {e:#}", extension.display()),
-            )?;
-            return Ok(false);
-        }
-    };
-    let field = |k: &str| {
-        report
-            .iter()
-            .find(|(key, _)| key == k)
-            .map_or("?", |(_, v)| v.as_str())
-            .to_owned()
-    };
+    let field = |k: &str| field_of(&report, k);
     line(
         out,
         true,
         "extension",
         format!(
-            "{} {} ({}), SQLite {}, sqlite-vec {}",
-            extension.display(),
+            "built in: {} ({}), SQLite {}, sqlite-vec {}",
             field("Version"),
             field("Commit"),
             field("SQLite"),
@@ -65,8 +41,31 @@ pub fn run(db_path: &Path, extension: Result<std::path::PathBuf>, out: &mut impl
         ),
     )?;
 
+    // The file the sqlite3 shell loads (and scripts/sqlite3-hook).
+    let shell = shell_extension.and_then(|file| {
+        let conn = db::open_in_memory()?;
+        db::load_extension_file(&conn, &file)?;
+        Ok((file, field_of(&debug_report(&conn)?, "Version")))
+    });
+    match shell {
+        Ok((file, version)) if version == field("Version") => {
+            line(out, true, "shell ext.", format!("{} loads ({version})", file.display()))?
+        }
+        Ok((file, version)) => line(
+            out,
+            false,
+            "shell ext.",
+            format!(
+                "{} is {version}, this program {}: run errkb install",
+                file.display(),
+                field("Version")
+            ),
+        )?,
+        Err(e) => line(out, false, "shell ext.", format!("{e:#}"))?,
+    }
+
     if db_path.exists() {
-        let summary = db::open(db_path, &extension, db::Access::ReadOnly).and_then(|c| {
+        let summary = db::open(db_path, db::Access::ReadOnly).and_then(|c| {
             Ok(c.query_row(
                 "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM error_kb), \
                  (SELECT count(*) FROM error_kb WHERE resolution IS NOT NULL), (SELECT count(*) FROM vec_error_kb), \
@@ -151,4 +150,22 @@ pub fn run(db_path: &Path, extension: Result<std::path::PathBuf>, out: &mut impl
         }
     }
     Ok(healthy)
+}
+
+/// `errkb_debug()` as (key, value) pairs.
+fn debug_report(conn: &rusqlite::Connection) -> Result<Vec<(String, String)>> {
+    let text: String = conn.query_row("SELECT errkb_debug()", [], |r| r.get(0))?;
+    Ok(text
+        .lines()
+        .filter_map(|l| l.split_once(": "))
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect())
+}
+
+fn field_of(report: &[(String, String)], key: &str) -> String {
+    report
+        .iter()
+        .find(|(k, _)| k == key)
+        .map_or("?", |(_, v)| v.as_str())
+        .to_owned()
 }

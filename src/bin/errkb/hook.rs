@@ -46,11 +46,9 @@ pub fn built_in_scripts() -> impl Iterator<Item = (&'static str, &'static str)> 
 }
 
 /// Run the hook; errors are logged, never returned. Always "success".
-pub fn run(event: &str, db_path: Option<PathBuf>, extension: Option<PathBuf>) {
+pub fn run(event: &str, db_path: Option<PathBuf>) {
     let started = Instant::now();
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_script(event, db_path, extension, started)
-    }));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_script(event, db_path, started)));
     let failure = match outcome {
         Ok(Ok(())) => return,
         Ok(Err(e)) => format!("{e:#}"),
@@ -59,7 +57,7 @@ pub fn run(event: &str, db_path: Option<PathBuf>, extension: Option<PathBuf>) {
     log_failure(event, &failure);
 }
 
-fn run_script(event: &str, db_path: Option<PathBuf>, extension: Option<PathBuf>, started: Instant) -> Result<()> {
+fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result<()> {
     let mut payload = Vec::new();
     std::io::stdin()
         .read_to_end(&mut payload)
@@ -69,8 +67,7 @@ fn run_script(event: &str, db_path: Option<PathBuf>, extension: Option<PathBuf>,
     }
     let sql = script_for(event)?;
     let db_path = paths::database(db_path)?;
-    let extension = paths::extension(extension)?;
-    let mut conn = db::open(&db_path, &extension, Access::ReadWrite)?;
+    let mut conn = db::open(&db_path, Access::ReadWrite)?;
     // Interrupt whatever statement runs past the budget (checked every
     // 1000 VM steps; a statement waiting on a lock is bounded by the busy
     // timeout instead, and writing the event may wait for it).
@@ -93,7 +90,7 @@ fn run_script(event: &str, db_path: Option<PathBuf>, extension: Option<PathBuf>,
     result?;
     if event == "SessionEnd" {
         // Embed in a process of their own whatever needs it, and return now.
-        return start_embed_job(&db_path, &extension);
+        return start_embed_job(&db_path);
     }
     std::io::stdout().write_all(&out)?;
     Ok(())
@@ -102,7 +99,7 @@ fn run_script(event: &str, db_path: Option<PathBuf>, extension: Option<PathBuf>,
 /// `errkb embed` as a detached process: its own session, no terminal, no
 /// inherited pipes (Claude Code may kill the hook's process group), and its
 /// errors in the hook log. The job's lock keeps two from running at once.
-fn start_embed_job(db_path: &Path, extension: &Path) -> Result<()> {
+fn start_embed_job(db_path: &Path) -> Result<()> {
     use std::os::unix::process::CommandExt;
     let log = std::fs::OpenOptions::new().create(true).append(true).open({
         let path = log_path()?;
@@ -113,8 +110,6 @@ fn start_embed_job(db_path: &Path, extension: &Path) -> Result<()> {
     command
         .arg("--db")
         .arg(db_path)
-        .arg("--extension")
-        .arg(extension)
         .arg("embed")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())

@@ -1,8 +1,8 @@
 //! `errkb`: the command-line runner of the errkb knowledge base.
 //!
-//! It opens the database, loads the same extension file the sqlite3 shell
-//! loads, and runs SQL: the scripts under `sql/` hold the logic, this binary
-//! only binds parameters and prints results.
+//! It opens the database with the extension compiled in (the same code the
+//! sqlite3 shell loads as `errkb.so`) and runs SQL: the scripts under `sql/`
+//! hold the logic, this binary only binds parameters and prints results.
 
 mod db;
 mod doctor;
@@ -33,7 +33,9 @@ struct Cli {
     /// Database file [default: ~/.reflexion/data/reflexion.db]
     #[arg(long, global = true, env = "ERRKB_DB")]
     db: Option<PathBuf>,
-    /// Extension file [default: errkb.so next to this program, then ~/.reflexion/lib/]
+    /// The extension file for the sqlite3 shell, which install copies and doctor
+    /// checks (errkb itself has it built in) [default: errkb.so next to this
+    /// program, then ~/.reflexion/lib/]
     #[arg(long, global = true, env = "ERRKB_EXTENSION")]
     extension: Option<PathBuf>,
     #[command(subcommand)]
@@ -127,7 +129,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Command::Hook { event } = &cli.command {
         // Paths are resolved inside, so that even a missing HOME is logged, not fatal.
-        hook::run(event, cli.db, cli.extension);
+        hook::run(event, cli.db);
         return ExitCode::SUCCESS;
     }
     match run(cli) {
@@ -145,21 +147,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
         let healthy = doctor::run(&db_path, paths::extension(cli.extension), &mut std::io::stdout().lock())?;
         return Ok(if healthy { ExitCode::SUCCESS } else { ExitCode::from(1) });
     }
-    let extension = paths::extension(cli.extension)?;
     let mut out = std::io::stdout().lock();
     match cli.command {
         Command::Init => {
-            db::open(&db_path, &extension, Access::ReadWrite)?;
+            db::open(&db_path, Access::ReadWrite)?;
             writeln!(out, "knowledge base ready: {}", db_path.display())?;
         }
-        Command::Search { error, json } => return search(&db_path, &extension, &error, json, &mut out),
+        Command::Search { error, json } => return search(&db_path, &error, json, &mut out),
         Command::Record {
             error,
             resolution,
             resolved_by,
             tool_sequence,
         } => {
-            let conn = db::open(&db_path, &extension, Access::ReadWrite)?;
+            let conn = db::open(&db_path, Access::ReadWrite)?;
             let mut params = Params::default();
             params.set("error", error);
             params.set("resolution", resolution);
@@ -177,7 +178,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
                 std::env::set_var("ERRKB_EMBED_THREADS", cores.to_string());
             }
-            let conn = db::open(&db_path, &extension, Access::ReadWrite)?;
+            let conn = db::open(&db_path, Access::ReadWrite)?;
             match embed_job::run(&conn, &db_path)? {
                 embed_job::Outcome::Ran(s) => writeln!(out, "embedded {}, skipped {}", s.embedded, s.skipped)?,
                 embed_job::Outcome::AlreadyRunning => writeln!(out, "another embedding job is running")?,
@@ -185,7 +186,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Hook { .. } | Command::Doctor => unreachable!("handled above"),
         Command::Migrate => {
-            let conn = db::open(&db_path, &extension, Access::ReadWrite)?;
+            let conn = db::open(&db_path, Access::ReadWrite)?;
             let mut report = Vec::new();
             script::run(&conn, RENORMALIZE_SQL, &Params::default(), &mut report)?;
             let report = String::from_utf8_lossy(&report);
@@ -195,7 +196,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 "re-keyed {rekeyed} entries, merged {merged}; run errkb embed for their vectors"
             )?;
         }
-        Command::Install { dry_run } => install::install(&extension, dry_run, &mut out)?,
+        Command::Install { dry_run } => install::install(&paths::extension(cli.extension)?, dry_run, &mut out)?,
         Command::Uninstall { dry_run } => install::uninstall(dry_run, &mut out)?,
         Command::Model { action } => {
             let dir = match action {
@@ -218,14 +219,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
                 ModelAction::Prepare { dir } => dir,
             };
-            let conn = db::open_in_memory(&extension)?;
+            let conn = db::open_in_memory()?;
             let prepared: String =
                 conn.query_row("SELECT errkb_prepare_model(?1)", [dir.to_string_lossy()], |r| r.get(0))?;
             writeln!(out, "ready: {prepared}")?;
         }
         Command::Run { file, params: pairs } => {
             let sql = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
-            let conn = db::open(&db_path, &extension, Access::ReadWrite)?;
+            let conn = db::open(&db_path, Access::ReadWrite)?;
             let mut params = Params::default();
             if !std::io::stdin().is_terminal() {
                 let mut input = Vec::new();
@@ -245,18 +246,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
 
 /// The best past resolution for `error`, read-only: an ad-hoc search
 /// neither creates the database nor counts as a use of the fix.
-fn search(
-    db_path: &std::path::Path,
-    extension: &std::path::Path,
-    error: &str,
-    json: bool,
-    out: &mut impl Write,
-) -> Result<ExitCode> {
+fn search(db_path: &std::path::Path, error: &str, json: bool, out: &mut impl Write) -> Result<ExitCode> {
     if !db_path.exists() {
         eprintln!("no knowledge base at {} yet", db_path.display());
         return Ok(ExitCode::from(1));
     }
-    let conn = db::open(db_path, extension, Access::ReadOnly)?;
+    let conn = db::open(db_path, Access::ReadOnly)?;
     let hit = conn
         .query_row(
             "SELECT json_object('id', id, 'stage', stage, 'distance', distance, \
