@@ -3,42 +3,29 @@
 -- :stdin  Claude Code's payload: session_id, cwd, tool_name, tool_input, ...
 -- Prints nothing.
 
-CREATE TEMP TABLE payload AS
-SELECT coalesce(json_extract(:stdin, '$.session_id'), 'unknown') AS session_id,
-       json_extract(:stdin, '$.cwd') AS cwd,
-       json_extract(:stdin, '$.tool_name') AS tool,
-       -- an object, or '{}' (a malformed input must not cost the event)
-       CASE WHEN json_type(:stdin, '$.tool_input') = 'object' THEN json_extract(:stdin, '$.tool_input') ELSE '{}' END AS input;
-
--- What is worth remembering of the input; sensitive file names are masked,
--- secrets in commands redacted.
-CREATE TEMP TABLE meta AS
-SELECT CASE
-  WHEN tool = 'Bash' THEN json_object('command',
-    redact_secrets(substr(ltrim(json_extract(input, '$.command')), 1,
-                          instr(ltrim(json_extract(input, '$.command')) || ' ', ' ') - 1)))
-  WHEN tool IN ('Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit') THEN json_object('file',
-    CASE WHEN file_name LIKE '.env%' OR file_name LIKE '%.key' OR file_name LIKE '%.pem'
-           OR file_name LIKE 'id_rsa%' OR file_name = 'credentials.json'
-         THEN '[SENSITIVE_PATH]' ELSE file_path END)
-  WHEN tool IN ('Grep', 'Glob') THEN json_object('pattern', json_extract(input, '$.pattern'))
-  WHEN tool = 'Task' THEN json_object('agentType', json_extract(input, '$.subagent_type'),
-                                      'model', json_extract(input, '$.model'))
-  END AS meta,
-  -- the command as the fix shows it: redacted, at most 120 characters
-  CASE WHEN tool = 'Bash' THEN redact_secrets(substr(trim(json_extract(input, '$.command')), 1, 120)) END AS command
-FROM (SELECT tool, input,
-             json_extract(input, '$.file_path') AS file_path,
-             path_basename(json_extract(input, '$.file_path')) AS file_name
-      FROM temp.payload);
-
--- 1. The event.
+-- 1. The event, with what is worth remembering of the input ("meta"):
+-- sensitive file names masked, secrets in commands redacted. Statements
+-- read the payload themselves (json_extract on :stdin, parsed once per
+-- statement): cheaper than staging it in a table.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
-SELECT 1, 'tool_use', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id,
-       path_basename(cwd),
-       cwd,
-       json_object('tool', tool, 'meta', json((SELECT meta FROM temp.meta)), 'success', json('true'))
-FROM temp.payload;
+SELECT 1, 'tool_use', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id, path_basename(cwd), cwd,
+       json_object('tool', tool, 'meta', json(CASE
+         WHEN tool = 'Bash' THEN json_object('command',
+           redact_secrets(substr(ltrim(command), 1, instr(ltrim(command) || ' ', ' ') - 1)))
+         WHEN tool IN ('Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit') THEN json_object('file',
+           CASE WHEN file_name LIKE '.env%' OR file_name LIKE '%.key' OR file_name LIKE '%.pem'
+                  OR file_name LIKE 'id_rsa%' OR file_name = 'credentials.json'
+                THEN '[SENSITIVE_PATH]' ELSE file_path END)
+         WHEN tool IN ('Grep', 'Glob') THEN json_object('pattern', json_extract(:stdin, '$.tool_input.pattern'))
+         WHEN tool = 'Task' THEN json_object('agentType', json_extract(:stdin, '$.tool_input.subagent_type'),
+                                             'model', json_extract(:stdin, '$.tool_input.model'))
+         END), 'success', json('true'))
+FROM (SELECT coalesce(json_extract(:stdin, '$.session_id'), 'unknown') AS session_id,
+             json_extract(:stdin, '$.cwd') AS cwd,
+             json_extract(:stdin, '$.tool_name') AS tool,
+             json_extract(:stdin, '$.tool_input.command') AS command,
+             json_extract(:stdin, '$.tool_input.file_path') AS file_path,
+             path_basename(json_extract(:stdin, '$.tool_input.file_path')) AS file_name);
 
 -- 2. The session's last 50 events, oldest first (n = position).
 CREATE TEMP TABLE recent AS
@@ -47,12 +34,12 @@ SELECT row_number() OVER (ORDER BY ts, id) AS n, id, type,
        json_extract(data, '$.error') AS error,
        json_extract(data, '$.errorRaw') AS error_raw,
        json_extract(data, '$.meta.file') AS file
-FROM (SELECT * FROM events WHERE session_id = (SELECT session_id FROM temp.payload)
+FROM (SELECT * FROM events WHERE session_id = coalesce(json_extract(:stdin, '$.session_id'), 'unknown')
       ORDER BY ts DESC, id DESC LIMIT 50);
 
--- 3. What this success resolves, each error at most once.
+-- 3. What this success resolves; an error event is learned at most once.
 CREATE TEMP TABLE learned AS
-WITH current AS (SELECT max(n) AS n, (SELECT tool FROM temp.payload) AS tool FROM temp.recent)
+WITH current AS (SELECT max(n) AS n, json_extract(:stdin, '$.tool_name') AS tool FROM temp.recent)
 -- same tool: the latest error of this tool; the tools used since (at most 5)
 SELECT e.id AS event_id, e.error, e.error_raw, 'success_after_error' AS kind,
        (SELECT json_group_array(tool) FROM
@@ -61,6 +48,7 @@ SELECT e.id AS event_id, e.error, e.error_raw, 'success_after_error' AS kind,
 FROM temp.recent e, current
 WHERE e.type = 'tool_error' AND e.tool = current.tool
   AND e.n = (SELECT max(n) FROM temp.recent WHERE type = 'tool_error' AND tool = current.tool)
+  AND coalesce(e.error, '') <> '' AND e.id NOT IN (SELECT event_id FROM resolved_errors)
 UNION ALL
 -- cross tool: an error of another tool, later followed by a success of its
 -- own tool, with this tool used in between; the tools in between
@@ -72,19 +60,26 @@ FROM temp.recent e, current
 JOIN temp.recent s ON s.n = (SELECT min(n) FROM temp.recent x
                               WHERE x.type = 'tool_use' AND x.tool = e.tool AND x.n > e.n)
 WHERE e.type = 'tool_error' AND e.tool IS NOT current.tool
-  AND EXISTS (SELECT 1 FROM temp.recent m WHERE m.n > e.n AND m.n < s.n AND m.tool = current.tool);
+  AND EXISTS (SELECT 1 FROM temp.recent m WHERE m.n > e.n AND m.n < s.n AND m.tool = current.tool)
+  AND coalesce(e.error, '') <> '' AND e.id NOT IN (SELECT event_id FROM resolved_errors);
 
-DELETE FROM temp.learned
-WHERE event_id IN (SELECT event_id FROM resolved_errors) OR coalesce(error, '') = '';
-
--- 4. Record each (SPEC §5 UPSERT), then remember the error as resolved.
+-- 4. Record each (SPEC §5 UPSERT) with the command that worked (redacted,
+-- at most 120 characters) and the file last edited; then remember the
+-- file names it concerns, and the error as resolved: all or nothing, so
+-- that a killed hook cannot learn an error twice.
+BEGIN;
 INSERT INTO error_kb (ts, error_normalized, error_raw, resolution, resolved_by, tool_sequence, use_count)
 SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), l.error, l.error_raw,
        json_object('resolvedBy', l.kind, 'tool', p.tool, 'toolSequence', json(l.tool_sequence),
                    'sessionId', p.session_id, 'errorRaw', l.error_raw,
-                   'command', (SELECT command FROM temp.meta), 'file', l.file),
+                   'command', p.command, 'file', l.file),
        p.tool, l.tool_sequence, 1
-FROM temp.learned l, temp.payload p
+FROM temp.learned AS l,
+     (SELECT json_extract(:stdin, '$.tool_name') AS tool,
+             coalesce(json_extract(:stdin, '$.session_id'), 'unknown') AS session_id,
+             CASE WHEN json_extract(:stdin, '$.tool_name') = 'Bash'
+                  THEN redact_secrets(substr(trim(json_extract(:stdin, '$.tool_input.command')), 1, 120))
+                  END AS command) AS p
 WHERE true
 ON CONFLICT(error_normalized) DO UPDATE SET
   ts = excluded.ts, error_raw = excluded.error_raw, resolution = excluded.resolution,
@@ -99,3 +94,4 @@ FROM temp.learned l JOIN error_kb kb ON kb.error_normalized = l.error,
 INSERT OR IGNORE INTO resolved_errors (event_id, error_kb_id, ts)
 SELECT l.event_id, (SELECT id FROM error_kb WHERE error_normalized = l.error), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 FROM temp.learned l;
+COMMIT;
