@@ -44,10 +44,11 @@ CASES = [
      "tool_input is a string"),
     ("hostile SQL, failure", "PostToolUseFailure",
      body(session_id=HOSTILE, cwd=HOSTILE, tool_name=HOSTILE, error=HOSTILE, tool_use_id=HOSTILE, extra=None)[:-1]
-     + b', "error2": 1}', True, None),
+     + b', "error2": 1}', True, "session_id is not an identifier"),
     ("hostile SQL, tool use", "PostToolUse",
-     body(session_id=HOSTILE, cwd=HOSTILE, tool_name=HOSTILE, tool_input={"command": HOSTILE, "file_path": HOSTILE}),
-     True, None),
+     body(session_id=HOSTILE, cwd=HOSTILE, tool_name=HOSTILE, tool_input={"command": HOSTILE, "file_path": HOSTILE},
+          hook_event_name="PostToolUse"),
+     True, "cwd is not an absolute path"),
     ("unknown event", "NoSuchEvent", body(), False, "no hook for event"),
 ]
 
@@ -80,13 +81,27 @@ def test_bad_payloads(home, name, event, stdin, stored, logged):
     db = home / ".reflexion" / "data" / "reflexion.db"
     run_hook(event, stdin, {"HOME": str(home)})
     assert events(db) == (1 if stored else 0)
-    if logged:
-        assert logged in log_of(home)
-    else:
-        # Nothing was wrong with it, only hostile: stored verbatim, tables intact, nothing to log.
+    assert logged in log_of(home)
+    if name.startswith("hostile"):
+        # Stored as given, as data: the tables are intact.
         with closing(sqlite3.connect(db)) as conn:
-            (session,) = conn.execute("SELECT session_id FROM events").fetchone()
-        assert session == HOSTILE and log_of(home) == ""
+            (session, project_path) = conn.execute("SELECT session_id, project_path FROM events").fetchone()
+            tables = {t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert (session, project_path) == (HOSTILE, HOSTILE)
+        assert {"events", "error_kb", "resolved_errors"} <= tables
+
+
+def test_sql_in_free_text_is_ordinary(home):
+    """Errors and commands may hold quotes and SQL (a failing sqlite3 command
+    does): stored verbatim, nothing logged."""
+    runner("init", env={"HOME": str(home)}, check=True)
+    db = home / ".reflexion" / "data" / "reflexion.db"
+    error = f"Error: near \"{HOSTILE}\": syntax error"
+    run_hook("PostToolUseFailure", body(error=error, tool_input={"command": f"sqlite3 x.db \"{HOSTILE}\""}),
+             {"HOME": str(home)})
+    with closing(sqlite3.connect(db)) as conn:
+        (raw,) = conn.execute("SELECT json_extract(data, '$.errorRaw') FROM events").fetchone()
+    assert raw == error and log_of(home) == ""
 
 
 def test_database_file_that_is_not_sqlite(home):

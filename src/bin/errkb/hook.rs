@@ -171,7 +171,42 @@ fn payload_problems(event: &str, bytes: &[u8], text: &str) -> Vec<String> {
             object.get("tool_input").map_or("missing", kind)
         ));
     }
+    // Fields Claude Code fills with identifiers and absolute paths. Anything
+    // else is still stored as given (bound, never spliced into SQL), but a
+    // caller sending it is worth a line. Free text (error, command) may hold
+    // anything, quotes and SQL included, and is not judged.
+    let text_of = |key: &str| object.get(key).and_then(serde_json::Value::as_str);
+    for key in ["session_id", "tool_name", "tool_use_id", "agent_type"] {
+        if text_of(key).is_some_and(|v| !is_identifier(v)) {
+            problems.push(format!("payload's {key} is not an identifier (stored as given)"));
+        }
+    }
+    for key in ["cwd", "transcript_path"] {
+        if text_of(key).is_some_and(|v| !is_absolute_path(v)) {
+            problems.push(format!("payload's {key} is not an absolute path (stored as given)"));
+        }
+    }
+    if let Some(named) = text_of("hook_event_name").filter(|named| *named != event) {
+        problems.push(format!("payload is for {named:?}, run as {event}"));
+    }
     problems
+}
+
+/// What Claude Code's ids and names look like: a UUID, `toolu_01…`,
+/// `Bash`, `mcp__github__create_issue`, `oh-my-claudecode:executor-high`.
+fn is_identifier(text: &str) -> bool {
+    (1..=200).contains(&text.len())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
+}
+
+/// `/home/me/app`, or on Windows `C:\Users\me\app` and `\\server\share`.
+fn is_absolute_path(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.starts_with('/')
+        || text.starts_with("\\\\")
+        || (bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && matches!(bytes[2], b'\\' | b'/'))
 }
 
 fn kind(value: &serde_json::Value) -> &'static str {
@@ -245,4 +280,52 @@ fn append(path: &Path, line: &str) -> std::io::Result<()> {
 
 fn now_utc() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_are_what_claude_code_sends() {
+        for id in [
+            "8f3c1a2e-4b5d-4e6f-8a9b-0c1d2e3f4a5b",
+            "toolu_01ABC",
+            "Bash",
+            "mcp__github__create_issue",
+        ] {
+            assert!(is_identifier(id), "{id}");
+        }
+        assert!(is_identifier("oh-my-claudecode:executor-high"));
+        for bad in ["", "x'); DROP TABLE events; --", "a b", "s\u{0}", "é"] {
+            assert!(!is_identifier(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn absolute_paths_on_every_system() {
+        for path in ["/work/app", "/", "C:\\Users\\me", "c:/x", "\\\\server\\share"] {
+            assert!(is_absolute_path(path), "{path}");
+        }
+        for bad in ["", "work/app", "x'); DROP TABLE events; --", "C:", "~/app"] {
+            assert!(!is_absolute_path(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn hostile_sql_in_id_fields_is_reported() {
+        let hostile = "x'); DROP TABLE events; --";
+        let payload = serde_json::json!({"session_id": hostile, "cwd": hostile, "tool_name": hostile,
+                                         "error": hostile, "hook_event_name": "PostToolUseFailure"});
+        let text = payload.to_string();
+        let problems = payload_problems("PostToolUseFailure", text.as_bytes(), &text);
+        assert_eq!(
+            problems,
+            [
+                "payload's session_id is not an identifier (stored as given)",
+                "payload's tool_name is not an identifier (stored as given)",
+                "payload's cwd is not an absolute path (stored as given)",
+            ]
+        );
+    }
 }
