@@ -65,7 +65,9 @@ test-rust:
 test-sql: venv
 	$(PY) -m pytest -q tests
 
+# The examples are the in-process timers scripts/bench.py runs.
 bench: loadable model
+	$(CARGO) build --release --locked --examples
 	$(PY) scripts/bench.py
 
 format:
