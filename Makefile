@@ -66,7 +66,7 @@ test-sql: venv
 	$(PY) -m pytest -q tests
 
 # The examples are the in-process timers scripts/bench.py runs.
-bench: loadable model
+bench: loadable model $(TSC)
 	$(CARGO) build --release --locked --examples
 	$(PY) scripts/bench.py
 
