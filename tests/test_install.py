@@ -143,6 +143,8 @@ def test_a_session_through_the_installed_commands(home, tmp_path):
                        "  해결: success_after_error: Edit → Bash; command: node src/app.js; file: /work/shop/src/app.js\n"
                        "적용할 프로젝트 규칙:\n- Keep imports relative")
     assert claude_runs(home, "SubagentStart", {**agent, "agent_type": "researcher"}, tmp_path) is None
+    # Payloads as Claude Code sends them are nothing to log.
+    assert not (home / ".reflexion" / "logs" / "hooks.log").exists()
 
 
 def test_doctor_reports_hooks_and_failures(home):
@@ -155,3 +157,17 @@ def test_doctor_reports_hooks_and_failures(home):
     assert "ok   hook failures 2 logged in" in after
     assert "PostToolUse: warning: payload is not JSON (8 bytes)" in after
     assert "PostToolUse: PostToolUse.sql on " in after and "malformed JSON" in after
+
+
+def test_doctor_checks_the_built_in_functions_and_the_shell_extension(home, tmp_path):
+    runner("install", env={"HOME": str(home)}, check=True)
+    # The installed runner, as the hooks run it, checks the installed extension file.
+    installed = subprocess.run([str(home / ".reflexion" / "bin" / "errkb"), "doctor"], capture_output=True, text=True,
+                               env={"HOME": str(home), "PATH": "/usr/bin:/bin"}).stdout
+    assert "ok   extension     built in: v" in installed and ", sqlite-vec v" in installed
+    assert f"ok   shell ext.    {home / '.reflexion' / 'lib' / 'errkb.so'} loads (v" in installed
+    broken = tmp_path / "errkb.so"
+    broken.write_bytes(b"not a shared library")
+    report = runner("doctor", env={"HOME": str(home), "ERRKB_EXTENSION": str(broken)})
+    assert report.returncode == 1
+    assert f"FAIL shell ext.    cannot load the errkb extension from {broken}" in report.stdout
