@@ -10,19 +10,10 @@ version=${1:?usage: $0 VERSION}
 here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/src"
-cat >"$tmp/Cargo.toml" <<TOML
-[package]
-name = "fetch-sqlite-vec"
-version = "0.0.0"
-edition = "2021"
-[dependencies]
-sqlite-vec = "=$version"
-TOML
-touch "$tmp/src/lib.rs"
-src=$(cd "$tmp" && cargo fetch -q && cargo metadata --format-version 1 \
-  | python3 -c 'import json,sys; m=json.load(sys.stdin); print([p["manifest_path"] for p in m["packages"] if p["name"]=="sqlite-vec"][0])')
-src=$(dirname "$src")
+. "$here/scripts/crate-source.sh"
+crate_project "$tmp" sqlite-vec "$version"
+(cd "$tmp" && cargo fetch -q)
+src=$(crate_dir "$tmp" sqlite-vec)
 for f in sqlite-vec.c sqlite-vec.h sqlite3.h sqlite3ext.h; do
   cp "$src/$f" "$here/vendor/sqlite-vec/$f"
 done

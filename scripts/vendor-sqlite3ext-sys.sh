@@ -16,16 +16,8 @@ version=0.0.1
 here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/src"
-cat >"$tmp/Cargo.toml" <<TOML
-[package]
-name = "fetch-sqlite3ext-sys"
-version = "0.0.0"
-edition = "2021"
-[dependencies]
-sqlite3ext-sys = "=$version"
-TOML
-echo 'pub use sqlite3ext_sys::*;' >"$tmp/src/lib.rs"
+. "$here/scripts/crate-source.sh"
+crate_project "$tmp" sqlite3ext-sys "$version"
 (cd "$tmp" && cargo build -q)
 bindings=$(ls "$tmp"/target/debug/build/sqlite3ext-sys-*/out/bindings.rs)
 python3 - "$bindings" "$here/vendor/sqlite3ext-sys/src/bindings.rs" <<'PY'
@@ -40,7 +32,6 @@ open(sys.argv[2], "w").write(
     "scripts/vendor-sqlite3ext-sys.sh.\n\n" + stripped)
 print(f"removed {n} extern blocks")
 PY
-src=$(cd "$tmp" && cargo metadata --format-version 1 \
-  | python3 -c 'import json,sys; m=json.load(sys.stdin); print([p["manifest_path"] for p in m["packages"] if p["name"]=="sqlite3ext-sys"][0])')
-cp "$(dirname "$src")/LICENSE-MIT" "$(dirname "$src")/LICENSE-APACHE" "$here/vendor/sqlite3ext-sys/"
+src=$(crate_dir "$tmp" sqlite3ext-sys)
+cp "$src/LICENSE-MIT" "$src/LICENSE-APACHE" "$here/vendor/sqlite3ext-sys/"
 echo "vendored sqlite3ext-sys $version (bindings only)"
