@@ -151,7 +151,15 @@ pub fn extension_dir() -> Option<PathBuf> {
             return None;
         }
         let file = std::ffi::CStr::from_ptr(info.dli_fname).to_str().ok()?;
-        let path = std::fs::canonicalize(file).ok()?;
+        let path = if file.contains('/') {
+            std::fs::canonicalize(file).ok()?
+        } else {
+            // The main program (the runner, with the extension built in)
+            // is named as it was invoked: a bare name when found on PATH.
+            std::env::current_exe()
+                .ok()
+                .filter(|exe| exe.file_name() == Path::new(file).file_name())?
+        };
         path.parent().map(Path::to_owned)
     }
 }

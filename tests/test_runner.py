@@ -79,3 +79,12 @@ def test_install_names_a_missing_extension_file(tmp_path):
     proc = runner("--extension", str(tmp_path / "nope.so"), "install", env={"HOME": str(tmp_path)})
     assert proc.returncode == 2
     assert "no extension at" in proc.stderr and "make" in proc.stderr
+
+
+def test_runner_found_on_path_finds_the_model_beside_itself(tmp_path):
+    """Invoked by a bare name, the runner still knows its own folder, where
+    `make` puts the model and ONNX Runtime."""
+    proc = subprocess.run(["errkb", "--db", str(tmp_path / "x.db"), "run", "/dev/stdin"],
+                          input="SELECT errkb_debug();", capture_output=True, text=True, check=True,
+                          env={"PATH": f"{RUNNER.parent}:/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert f"Model: {RUNNER.parent / 'model' / 'model.onnx'}\n" in proc.stdout
