@@ -93,3 +93,24 @@ def test_kill_9_mid_write_leaves_a_consistent_database(tmp_path):
     assert len(rows) >= completed
     assert all(json.loads(d) for (d,) in rows)  # no torn rows
     runner("embed", env={"HOME": str(tmp_path)}, check=True)  # and it goes on working
+
+
+def test_the_write_ahead_log_stays_short_and_loses_nothing(tmp_path):
+    """Hooks close without a checkpoint (the log outlives them), and the one
+    that finds it past 64 pages folds it into the database and truncates it."""
+    runner("init", env={"HOME": str(tmp_path)}, check=True)
+    db = tmp_path / ".reflexion" / "data" / "reflexion.db"
+    wal = db.with_name(db.name + "-wal")
+    sizes = []
+    for i, (event, body) in enumerate(session_calls(3, 150)):
+        proc, _ = call(tmp_path, event, body)
+        assert (proc.returncode, proc.stderr) == (0, "")
+        sizes.append(wal.stat().st_size if wal.exists() else 0)
+    frame = 4096 + 24
+    assert max(sizes) < 80 * frame  # 64 pages, and what one hook adds past them
+    assert sum(1 for a, b in zip(sizes, sizes[1:]) if b < a) >= 2  # checkpointed and truncated, repeatedly
+    assert sum(size > 0 for size in sizes) > len(sizes) // 2  # in between, closing neither syncs nor deletes it
+    with closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        stored = conn.execute("SELECT count(*) FROM events WHERE type IN ('tool_use', 'tool_error')").fetchone()[0]
+    assert stored == sum(1 for event, _ in session_calls(3, 150) if event != "PreToolUse")

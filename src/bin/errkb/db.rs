@@ -36,9 +36,10 @@ const BUSY_STEP: Duration = Duration::from_millis(1);
 /// about 5 pages. Between 32 and 200 pages the mean hook time hardly moved
 /// (`make bench` conditions); a short log keeps the typical hook fast.
 const WAL_CHECKPOINT_BYTES: u64 = 64 * (4096 + 24);
-/// A checkpoint waits this long for other connections' reads to end;
-/// when they don't, the next process tries again.
-const CHECKPOINT_WAIT: Duration = Duration::from_millis(50);
+/// A checkpoint waits this long for other connections' reads to end (a
+/// hook's take a few milliseconds); when they don't, as while the batch job
+/// reads for its model, the next process tries again.
+const CHECKPOINT_WAIT: Duration = Duration::from_millis(20);
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Access {
