@@ -3,10 +3,20 @@
 -- :stdin  Claude Code's payload: session_id, cwd, tool_name, tool_input, ...
 -- Prints nothing.
 
+-- The payload's few fields, parsed once: Claude Code's payload also carries
+-- the tool's whole output (tool_response), often hundreds of kilobytes.
+CREATE TEMP TABLE payload AS
+SELECT coalesce(json_extract(:stdin, '$.session_id'), 'unknown') AS session_id,
+       json_extract(:stdin, '$.cwd') AS cwd,
+       json_extract(:stdin, '$.tool_name') AS tool,
+       json_extract(:stdin, '$.tool_input.command') AS command,
+       json_extract(:stdin, '$.tool_input.file_path') AS file_path,
+       json_extract(:stdin, '$.tool_input.pattern') AS pattern,
+       json_extract(:stdin, '$.tool_input.subagent_type') AS agent_type,
+       json_extract(:stdin, '$.tool_input.model') AS model;
+
 -- 1. The event, with what is worth remembering of the input ("meta"):
--- sensitive file names masked, secrets in commands redacted. Statements
--- read the payload themselves (json_extract on :stdin, parsed once per
--- statement): cheaper than staging it in a table.
+-- sensitive file names masked, secrets in commands redacted.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'tool_use', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id, path_basename(cwd), cwd,
        json_object('tool', tool, 'meta', json(CASE
@@ -16,16 +26,10 @@ SELECT 1, 'tool_use', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id, path_ba
            CASE WHEN file_name LIKE '.env%' OR file_name LIKE '%.key' OR file_name LIKE '%.pem'
                   OR file_name LIKE 'id_rsa%' OR file_name = 'credentials.json'
                 THEN '[SENSITIVE_PATH]' ELSE file_path END)
-         WHEN tool IN ('Grep', 'Glob') THEN json_object('pattern', json_extract(:stdin, '$.tool_input.pattern'))
-         WHEN tool = 'Task' THEN json_object('agentType', json_extract(:stdin, '$.tool_input.subagent_type'),
-                                             'model', json_extract(:stdin, '$.tool_input.model'))
+         WHEN tool IN ('Grep', 'Glob') THEN json_object('pattern', pattern)
+         WHEN tool = 'Task' THEN json_object('agentType', agent_type, 'model', model)
          END), 'success', json('true'))
-FROM (SELECT coalesce(json_extract(:stdin, '$.session_id'), 'unknown') AS session_id,
-             json_extract(:stdin, '$.cwd') AS cwd,
-             json_extract(:stdin, '$.tool_name') AS tool,
-             json_extract(:stdin, '$.tool_input.command') AS command,
-             json_extract(:stdin, '$.tool_input.file_path') AS file_path,
-             path_basename(json_extract(:stdin, '$.tool_input.file_path')) AS file_name);
+FROM (SELECT *, path_basename(file_path) AS file_name FROM temp.payload);
 
 -- 2. The session's last 50 events, oldest first (n = position).
 CREATE TEMP TABLE recent AS
@@ -34,12 +38,12 @@ SELECT row_number() OVER (ORDER BY ts, id) AS n, id, type,
        json_extract(data, '$.error') AS error,
        json_extract(data, '$.errorRaw') AS error_raw,
        json_extract(data, '$.meta.file') AS file
-FROM (SELECT * FROM events WHERE session_id = coalesce(json_extract(:stdin, '$.session_id'), 'unknown')
+FROM (SELECT * FROM events WHERE session_id = (SELECT session_id FROM temp.payload)
       ORDER BY ts DESC, id DESC LIMIT 50);
 
 -- 3. What this success resolves; an error event is learned at most once.
 CREATE TEMP TABLE learned AS
-WITH current AS (SELECT max(n) AS n, json_extract(:stdin, '$.tool_name') AS tool FROM temp.recent)
+WITH current AS (SELECT max(n) AS n, (SELECT tool FROM temp.payload) AS tool FROM temp.recent)
 -- same tool: the latest error of this tool; the tools used since (at most 5)
 SELECT e.id AS event_id, e.error, e.error_raw, 'success_after_error' AS kind,
        (SELECT json_group_array(tool) FROM
@@ -75,11 +79,9 @@ SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), l.error, l.error_raw,
                    'command', p.command, 'file', l.file),
        p.tool, l.tool_sequence, 1
 FROM temp.learned AS l,
-     (SELECT json_extract(:stdin, '$.tool_name') AS tool,
-             coalesce(json_extract(:stdin, '$.session_id'), 'unknown') AS session_id,
-             CASE WHEN json_extract(:stdin, '$.tool_name') = 'Bash'
-                  THEN redact_secrets(substr(trim(json_extract(:stdin, '$.tool_input.command')), 1, 120))
-                  END AS command) AS p
+     (SELECT tool, session_id,
+             CASE WHEN tool = 'Bash' THEN redact_secrets(substr(trim(command), 1, 120)) END AS command
+      FROM temp.payload) AS p
 WHERE true
 ON CONFLICT(error_normalized) DO UPDATE SET
   ts = excluded.ts, error_raw = excluded.error_raw, resolution = excluded.resolution,

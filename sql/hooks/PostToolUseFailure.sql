@@ -3,18 +3,24 @@
 -- :stdin  Claude Code's payload: session_id, cwd, tool_name, tool_input, error
 -- Prints the hook's JSON answer when a past fix is found, nothing otherwise.
 
+-- The payload's few fields, parsed once, and the error's key, computed
+-- once (an error may be megabytes long).
+CREATE TEMP TABLE payload AS
+SELECT session_id, cwd, tool, normalize_error(error) AS error_key, substr(error, 1, 500) AS error_raw
+FROM (SELECT coalesce(json_extract(:stdin, '$.session_id'), 'unknown') AS session_id,
+             json_extract(:stdin, '$.cwd') AS cwd,
+             json_extract(:stdin, '$.tool_name') AS tool,
+             coalesce(json_extract(:stdin, '$.error'), '') AS error);
+
 -- 1. The event (before anything that may be slow or fail: it commits alone).
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
-SELECT 1, 'tool_error', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
-       coalesce(json_extract(:stdin, '$.session_id'), 'unknown'),
-       path_basename(json_extract(:stdin, '$.cwd')), json_extract(:stdin, '$.cwd'),
-       json_object('tool', json_extract(:stdin, '$.tool_name'),
-                   'error', normalize_error(error), 'errorRaw', substr(error, 1, 500))
-FROM (SELECT coalesce(json_extract(:stdin, '$.error'), '') AS error);
+SELECT 1, 'tool_error', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id, path_basename(cwd), cwd,
+       json_object('tool', tool, 'error', error_key, 'errorRaw', error_raw)
+FROM temp.payload;
 
 -- 2. The best past fix: exact, prefix, then vector stage.
 CREATE TEMP TABLE hit AS
-SELECT * FROM kb_search(normalize_error(coalesce(json_extract(:stdin, '$.error'), '')));
+SELECT * FROM kb_search((SELECT error_key FROM temp.payload));
 
 -- 3. Count the use, once, and note the advice (for the kb_advice_hit_rate
 -- view): both or neither.
@@ -23,11 +29,9 @@ UPDATE error_kb SET use_count = use_count + 1, last_used = strftime('%Y-%m-%dT%H
 WHERE id IN (SELECT id FROM temp.hit);
 
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
-SELECT 1, 'kb_hit', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
-       coalesce(json_extract(:stdin, '$.session_id'), 'unknown'),
-       path_basename(json_extract(:stdin, '$.cwd')), json_extract(:stdin, '$.cwd'),
-       json_object('errorKbId', id, 'stage', stage, 'distance', distance)
-FROM temp.hit;
+SELECT 1, 'kb_hit', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_basename(p.cwd), p.cwd,
+       json_object('errorKbId', h.id, 'stage', h.stage, 'distance', h.distance)
+FROM temp.hit AS h, temp.payload AS p;
 COMMIT;
 
 -- 4. The answer.
