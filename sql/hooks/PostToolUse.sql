@@ -3,17 +3,17 @@
 -- :stdin  Claude Code's payload: session_id, cwd, tool_name, tool_input, ...
 -- Prints nothing.
 
--- The payload's few fields, parsed once: Claude Code's payload also carries
--- the tool's whole output (tool_response), often hundreds of kilobytes.
+-- The payload's few fields, parsed once (one json_extract with several
+-- paths): a PostToolUse payload also carries the tool's whole output,
+-- often hundreds of kilobytes, and each json_extract on it costs a parse.
 CREATE TEMP TABLE payload AS
-SELECT coalesce(json_extract(:stdin, '$.session_id'), 'unknown') AS session_id,
-       json_extract(:stdin, '$.cwd') AS cwd,
-       json_extract(:stdin, '$.tool_name') AS tool,
-       json_extract(:stdin, '$.tool_input.command') AS command,
-       json_extract(:stdin, '$.tool_input.file_path') AS file_path,
-       json_extract(:stdin, '$.tool_input.pattern') AS pattern,
-       json_extract(:stdin, '$.tool_input.subagent_type') AS agent_type,
-       json_extract(:stdin, '$.tool_input.model') AS model;
+SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_extract(f, '$[1]') AS cwd,
+       json_extract(f, '$[2]') AS tool, json_extract(f, '$[3]') AS command,
+       json_extract(f, '$[4]') AS file_path, json_extract(f, '$[5]') AS pattern,
+       json_extract(f, '$[6]') AS agent_type, json_extract(f, '$[7]') AS model
+FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.tool_input.command',
+                          '$.tool_input.file_path', '$.tool_input.pattern', '$.tool_input.subagent_type',
+                          '$.tool_input.model') AS f);
 
 -- 1. The event, with what is worth remembering of the input ("meta"):
 -- sensitive file names masked, secrets in commands redacted.

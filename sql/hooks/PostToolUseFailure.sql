@@ -3,14 +3,13 @@
 -- :stdin  Claude Code's payload: session_id, cwd, tool_name, tool_input, error
 -- Prints the hook's JSON answer when a past fix is found, nothing otherwise.
 
--- The payload's few fields, parsed once, and the error's key, computed
--- once (an error may be megabytes long).
+-- The payload's few fields, parsed once (one json_extract with several
+-- paths), and the error's key, computed once: an error may be megabytes.
 CREATE TEMP TABLE payload AS
 SELECT session_id, cwd, tool, normalize_error(error) AS error_key, substr(error, 1, 500) AS error_raw
-FROM (SELECT coalesce(json_extract(:stdin, '$.session_id'), 'unknown') AS session_id,
-             json_extract(:stdin, '$.cwd') AS cwd,
-             json_extract(:stdin, '$.tool_name') AS tool,
-             coalesce(json_extract(:stdin, '$.error'), '') AS error);
+FROM (SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_extract(f, '$[1]') AS cwd,
+             json_extract(f, '$[2]') AS tool, coalesce(json_extract(f, '$[3]'), '') AS error
+      FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.error') AS f));
 
 -- 1. The event (before anything that may be slow or fail: it commits alone).
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
