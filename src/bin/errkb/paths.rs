@@ -34,9 +34,11 @@ pub fn extension_file_name() -> String {
     format!("errkb{}", env::consts::DLL_SUFFIX)
 }
 
-/// The extension to load: `--extension`/`ERRKB_EXTENSION`, else the file
-/// next to this executable (as `make` lays out `dist/`), else the installed
-/// copy under `~/.reflexion/lib/`.
+/// The extension file for the sqlite3 shell (install copies it, doctor
+/// checks it; errkb itself has the extension built in):
+/// `--extension`/`ERRKB_EXTENSION`, else the file next to this executable
+/// (as `make` lays out `dist/`), else the installed copy under
+/// `~/.reflexion/lib/`.
 pub fn extension(explicit: Option<PathBuf>) -> Result<PathBuf> {
     if let Some(path) = explicit {
         if !path.exists() {
