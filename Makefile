@@ -12,7 +12,7 @@ PY      := $(VENV)/bin/python
 MODEL   := $(DIST)/model/model.onnx
 ORT_LIB := $(DIST)/libonnxruntime.so.1.32.0
 
-.PHONY: all loadable deps venv model demo test test-rust test-sql bench format lint clean
+.PHONY: all loadable deps venv model demo test test-rust test-sql bench redact-check format lint clean
 
 all: loadable
 
@@ -69,6 +69,12 @@ test-sql: venv
 bench: loadable model $(TSC)
 	$(CARGO) build --release --locked --examples
 	$(PY) scripts/bench.py
+
+# How many synthetic secrets redact_secrets() fully hides, and how many
+# harmless look-alikes it touches (tests/fixtures/redaction/corpus.json,
+# made by scripts/secret_corpus.py; results in docs/SECURITY.md).
+redact-check: loadable
+	$(PYTHON) scripts/redact_check.py --min-recall 0.97 --max-touched 0.02
 
 format:
 	$(CARGO) fmt
