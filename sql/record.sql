@@ -5,13 +5,14 @@
 --   :resolved_by  tool that resolved it
 --   :tool_sequence JSON array of tool names
 --   :ts           ISO 8601 UTC time; defaults to now
--- No embedding is computed here: the batch job does that later.
+-- No embedding is computed here: the batch job does that later. Secrets
+-- in the error and the resolution are redacted before they are stored.
 INSERT INTO error_kb (ts, error_normalized, error_raw, resolution, resolved_by, tool_sequence, use_count)
 VALUES (
   coalesce(:ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  normalize_error(:error),
-  :error,
-  :resolution,
+  normalize_error(redact_secrets(:error)),
+  redact_secrets(:error),
+  redact_secrets(:resolution),
   :resolved_by,
   :tool_sequence,
   1
@@ -28,4 +29,4 @@ SELECT f.value, kb.id
 FROM error_kb AS kb,
      json_each(path_names(coalesce(kb.error_raw, '') || ' '
        || coalesce(CASE WHEN json_valid(kb.resolution) THEN json_extract(kb.resolution, '$.file') END, ''))) AS f
-WHERE kb.error_normalized = normalize_error(:error);
+WHERE kb.error_normalized = normalize_error(redact_secrets(:error));

@@ -120,4 +120,24 @@ WHERE type IN ('tool_error', 'kb_hit')
 GROUP BY day
 ORDER BY day DESC;
 
-PRAGMA user_version = 4;
+-- Version 5: secrets are redacted before they are stored. Redact what an
+-- earlier version (or the original system) stored, once, with freed
+-- pages overwritten. A value whose redaction would no longer be valid
+-- JSON (a key block cut short inside it) is replaced by a marker.
+PRAGMA secure_delete = ON;
+UPDATE events SET data = CASE WHEN json_valid(redact_secrets(data)) THEN redact_secrets(data)
+                              ELSE json_object('redacted', json('true')) END
+WHERE (SELECT user_version FROM pragma_user_version) < 5 AND redact_secrets(data) <> data;
+UPDATE OR IGNORE error_kb SET error_normalized = redact_secrets(error_normalized), error_raw = redact_secrets(error_raw),
+       resolution = redact_secrets(resolution)
+WHERE (SELECT user_version FROM pragma_user_version) < 5
+  AND (redact_secrets(error_normalized) <> error_normalized OR redact_secrets(error_raw) <> error_raw
+       OR redact_secrets(resolution) <> resolution);
+-- a redacted key that collides with an existing one: the twin stays
+DELETE FROM error_kb WHERE (SELECT user_version FROM pragma_user_version) < 5
+  AND (redact_secrets(error_normalized) <> error_normalized OR redact_secrets(error_raw) <> error_raw);
+PRAGMA secure_delete = OFF;
+
+-- The schema's version: the one place it is written (the runner reads it
+-- from here when it is built).
+PRAGMA user_version = 5;

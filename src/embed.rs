@@ -22,6 +22,12 @@ pub const DIMENSIONS: usize = 384;
 pub const MAX_BATCH: usize = 50;
 /// Token limit when the model directory does not say.
 const DEFAULT_MAX_TOKENS: usize = 512;
+/// Text kept per token of the limit before tokenizing. Tokenizers work on
+/// the whole input before they truncate (10 MB took 2.8 GB and seconds),
+/// so the text is cut first, at a character boundary, to more than the
+/// model can use: a token of these models covers a few bytes, a word of
+/// up to 100 characters at most (longer ones are one unknown token).
+const BYTES_PER_TOKEN: usize = 32;
 
 /// A loaded model: tokenizer and inference session.
 pub struct Embedder {
@@ -29,6 +35,8 @@ pub struct Embedder {
     tokenizer: AnyTokenizer,
     pad_id: i64,
     wants_token_type_ids: bool,
+    /// What of a text is tokenized at most (see BYTES_PER_TOKEN).
+    max_input_bytes: usize,
 }
 
 impl Embedder {
@@ -40,8 +48,9 @@ impl Embedder {
             .unwrap_or(1);
         // The tokenizer loads on a second thread while ONNX Runtime reads the
         // graph: a cold start costs the slower of the two, not their sum.
+        let max_tokens = max_tokens(&files.dir);
         let (session, tokenizer) = std::thread::scope(|scope| {
-            let tokenizer = scope.spawn(|| AnyTokenizer::load(&files.tokenizer, max_tokens(&files.dir)));
+            let tokenizer = scope.spawn(|| AnyTokenizer::load(&files.tokenizer, max_tokens));
             let session = Session::builder(environment)
                 .and_then(|b| Ok(b.with_intra_threads(threads)?))
                 .and_then(|b| Ok(b.with_inter_threads(1)?))
@@ -60,6 +69,7 @@ impl Embedder {
             tokenizer,
             pad_id,
             wants_token_type_ids,
+            max_input_bytes: max_tokens * BYTES_PER_TOKEN,
         })
     }
 
@@ -73,7 +83,7 @@ impl Embedder {
         }
         let encodings = wanted
             .iter()
-            .map(|&i| self.tokenizer.encode(texts[i]))
+            .map(|&i| self.tokenizer.encode(cut_at_char_boundary(texts[i], self.max_input_bytes)))
             .collect::<Result<Vec<_>, _>>()?;
         let rows = encodings.len();
         let cols = encodings.iter().map(|e| e.len()).max().unwrap_or(0);
@@ -105,10 +115,30 @@ impl Embedder {
             ));
         }
         for (r, &i) in wanted.iter().enumerate() {
-            out[i] = Some(mean_pool_normalized(&hidden, &mask[r * cols..(r + 1) * cols], r));
+            let vector = mean_pool_normalized(&hidden, &mask[r * cols..(r + 1) * cols], r);
+            // a model with broken weights gives NaN: an error, never a
+            // vector that matches nothing (or everything)
+            if vector.iter().any(|x| !x.is_finite()) {
+                return Err("the model gave NaN or infinite values: its weights are broken; \
+                            get it again (errkb model download) or use another model"
+                    .to_owned());
+            }
+            out[i] = Some(vector);
         }
         Ok(out)
     }
+}
+
+/// The first `max` bytes of `text`, or fewer, ending at a character boundary.
+fn cut_at_char_boundary(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// The library's tokenizer, or the same pipeline with errkb's compact

@@ -85,6 +85,12 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         flags: PURE,
     },
     ScalarFunction {
+        name: "redact_path",
+        n_args: 1,
+        func: redact_path,
+        flags: PURE,
+    },
+    ScalarFunction {
         name: "resolution_text",
         n_args: 1,
         func: resolution_text,
@@ -198,18 +204,25 @@ fn embed(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
     Ok(())
 }
 
-/// `errkb_set_model(dir)`: use the model in `dir` for the rest of this process.
+/// `errkb_set_model(dir)`: use the model in `dir` for the rest of this
+/// process. NULL changes nothing and gives NULL.
 fn errkb_set_model(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
-    let dir = text_arg(args, 0).ok_or_else(|| Error::new_message("errkb_set_model(): needs a directory"))?;
+    let Some(dir) = text_arg(args, 0) else {
+        api::result_null(ctx);
+        return Ok(());
+    };
     let files = model_files::set_model_override(dir.as_ref().into())
         .map_err(|e| Error::new_message(format!("errkb_set_model(): {e}")))?;
     api::result_text(ctx, files.model.display().to_string())
 }
 
 /// `errkb_prepare_model(dir)`: write the fast-loading copy of the model in
-/// `dir` (see embed::prepare); returns its path.
+/// `dir` (see embed::prepare); returns its path. NULL gives NULL.
 fn errkb_prepare_model(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
-    let dir = text_arg(args, 0).ok_or_else(|| Error::new_message("errkb_prepare_model(): needs a directory"))?;
+    let Some(dir) = text_arg(args, 0) else {
+        api::result_null(ctx);
+        return Ok(());
+    };
     let path = embed::prepare(std::path::Path::new(dir.as_ref()))
         .map_err(|e| Error::new_message(format!("errkb_prepare_model(): {e}")))?;
     api::result_text(ctx, path.display().to_string())
@@ -227,6 +240,10 @@ fn path_names(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<
 
 fn redact_secrets(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
     text_to_text(ctx, args, |text| redact::redact_secrets(text).into_owned())
+}
+
+fn redact_path(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    text_to_text(ctx, args, |path| redact::redact_path(path).into_owned())
 }
 
 fn resolution_text(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
@@ -251,6 +268,11 @@ fn errkb_version(ctx: *mut sqlite3_context, _args: &[*mut sqlite3_value]) -> Res
 fn errkb_debug(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
     match text_arg(args, 0).as_deref() {
         None if args.is_empty() => api::result_text(ctx, version::debug_report()),
+        // NULL in, NULL out, as for every function
+        None => {
+            api::result_null(ctx);
+            Ok(())
+        }
         Some("panic") => panic!("deliberate panic requested by errkb_debug('panic')"),
         _ => Err(Error::new_message(
             "errkb_debug(): the only argument it takes is 'panic'",

@@ -369,7 +369,7 @@ fn long_options(text: &str) -> Vec<(usize, usize, String)> {
             .iter()
             .position(|&b| !(b.is_ascii_alphanumeric() || b == b'-'))
             .unwrap_or(bytes.len() - name_start);
-        from = name_start + name_len.max(1);
+        from = (name_start + name_len.max(1)).min(bytes.len());
         let name = text[name_start..name_start + name_len].to_ascii_lowercase();
         let named_for_credential = ["password", "passwd", "passphrase", "pass", "token", "secret", "apikey",
             "api-key", "access-key", "secret-key", "auth"]
@@ -867,6 +867,13 @@ mod tests {
             "ValueError: Invalid token: expired",
         ] {
             assert_eq!(redact_secrets(text), text, "{text}");
+        }
+    }
+
+    #[test]
+    fn text_ending_in_an_operator_or_dashes_is_fine() {
+        for text in ["x --", "--", "a=", "token:", "--password", "--password=", "key='", "\"pw\": \""] {
+            let _ = redact_secrets(text);
         }
     }
 

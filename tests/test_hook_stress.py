@@ -79,9 +79,12 @@ def test_kill_9_mid_write_leaves_a_consistent_database(tmp_path):
                                 stderr=subprocess.DEVNULL, env={"HOME": str(tmp_path)})
         proc.stdin.write(json.dumps(body).encode())
         proc.stdin.close()
-        time.sleep(rng.uniform(0, 0.004))
-        proc.send_signal(signal.SIGKILL)
-        status = proc.wait()
+        if i % 10 == 0:
+            status = proc.wait()  # some run to the end whatever the machine's speed
+        else:
+            time.sleep(rng.uniform(0, 0.004))
+            proc.send_signal(signal.SIGKILL)
+            status = proc.wait()
         killed += status == -signal.SIGKILL
         if status == 0:
             completed += event != "PreToolUse"  # finished before the kill: its event must be there

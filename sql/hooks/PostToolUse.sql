@@ -8,7 +8,7 @@
 -- often hundreds of kilobytes, and each json_extract on it costs a parse.
 CREATE TEMP TABLE payload AS
 SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_extract(f, '$[1]') AS cwd,
-       json_extract(f, '$[2]') AS tool, json_extract(f, '$[3]') AS command,
+       json_extract(f, '$[2]') AS tool, redact_secrets(substr(json_extract(f, '$[3]'), 1, 20000)) AS command,
        json_extract(f, '$[4]') AS file_path, json_extract(f, '$[5]') AS pattern,
        json_extract(f, '$[6]') AS agent_type, json_extract(f, '$[7]') AS model
 FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.tool_input.command',
@@ -16,20 +16,18 @@ FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.too
                           '$.tool_input.model') AS f);
 
 -- 1. The event, with what is worth remembering of the input ("meta"):
--- sensitive file names masked, secrets in commands redacted.
+-- sensitive file names masked, secrets in commands redacted (before the
+-- command is cut: a cut token no longer has the shape that is redacted).
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'tool_use', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id, path_basename(cwd), cwd,
        json_object('tool', tool, 'meta', json(CASE
          WHEN tool = 'Bash' THEN json_object('command',
-           redact_secrets(substr(ltrim(command), 1, instr(ltrim(command) || ' ', ' ') - 1)))
-         WHEN tool IN ('Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit') THEN json_object('file',
-           CASE WHEN file_name LIKE '.env%' OR file_name LIKE '%.key' OR file_name LIKE '%.pem'
-                  OR file_name LIKE 'id_rsa%' OR file_name = 'credentials.json'
-                THEN '[SENSITIVE_PATH]' ELSE file_path END)
-         WHEN tool IN ('Grep', 'Glob') THEN json_object('pattern', pattern)
+           substr(ltrim(command), 1, instr(ltrim(command) || ' ', ' ') - 1))
+         WHEN tool IN ('Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit') THEN json_object('file', redact_path(file_path))
+         WHEN tool IN ('Grep', 'Glob') THEN json_object('pattern', redact_secrets(pattern))
          WHEN tool = 'Task' THEN json_object('agentType', agent_type, 'model', model)
          END), 'success', json('true'))
-FROM (SELECT *, path_basename(file_path) AS file_name FROM temp.payload);
+FROM temp.payload;
 
 -- 2. The session's last 50 events, oldest first (n = position).
 CREATE TEMP TABLE recent AS
@@ -39,6 +37,8 @@ SELECT row_number() OVER (ORDER BY ts, id) AS n, id, type,
        json_extract(data, '$.errorRaw') AS error_raw,
        json_extract(data, '$.meta.file') AS file
 FROM (SELECT * FROM events WHERE session_id = (SELECT session_id FROM temp.payload)
+        -- tool steps only: a kb_hit (advice given) is not one
+        AND type IN ('tool_use', 'tool_error')
       ORDER BY ts DESC, id DESC LIMIT 50);
 
 -- 3. What this success resolves; an error event is learned at most once.
@@ -67,8 +67,8 @@ WHERE e.type = 'tool_error' AND e.tool IS NOT current.tool
   AND EXISTS (SELECT 1 FROM temp.recent m WHERE m.n > e.n AND m.n < s.n AND m.tool = current.tool)
   AND coalesce(e.error, '') <> '' AND e.id NOT IN (SELECT event_id FROM resolved_errors);
 
--- 4. Record each (SPEC §5 UPSERT) with the command that worked (redacted,
--- at most 120 characters) and the file last edited; then remember the
+-- 4. Record each (SPEC §5 UPSERT) with the command that worked (redacted
+-- above, at most 120 characters) and the file last edited; then remember the
 -- file names it concerns, and the error as resolved: all or nothing, so
 -- that a killed hook cannot learn an error twice.
 BEGIN;
@@ -80,7 +80,7 @@ SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), l.error, l.error_raw,
        p.tool, l.tool_sequence, 1
 FROM temp.learned AS l,
      (SELECT tool, session_id,
-             CASE WHEN tool = 'Bash' THEN redact_secrets(substr(trim(command), 1, 120)) END AS command
+             CASE WHEN tool = 'Bash' THEN substr(trim(command), 1, 120) END AS command
       FROM temp.payload) AS p
 WHERE true
 ON CONFLICT(error_normalized) DO UPDATE SET

@@ -5,10 +5,13 @@
 
 -- The payload's few fields, parsed once (one json_extract with several
 -- paths), and the error's key, computed once: an error may be megabytes.
+-- Secrets are redacted before anything is derived from the error (its
+-- first 20,000 characters: the key and the stored text come from far
+-- less, and a cut token past that point is never kept).
 CREATE TEMP TABLE payload AS
 SELECT session_id, cwd, tool, normalize_error(error) AS error_key, substr(error, 1, 500) AS error_raw
 FROM (SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_extract(f, '$[1]') AS cwd,
-             json_extract(f, '$[2]') AS tool, coalesce(json_extract(f, '$[3]'), '') AS error
+             json_extract(f, '$[2]') AS tool, redact_secrets(substr(coalesce(json_extract(f, '$[3]'), ''), 1, 20000)) AS error
       FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.error') AS f));
 
 -- 1. The event (before anything that may be slow or fail: it commits alone).
@@ -33,12 +36,13 @@ SELECT 1, 'kb_hit', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_ba
 FROM temp.hit AS h, temp.payload AS p;
 COMMIT;
 
--- 4. The answer.
+-- 4. The answer (redacted again: a knowledge base written before
+-- redaction, or by another program, may hold secrets).
 SELECT json_object('hookSpecificOutput', json_object(
          'hookEventName', 'PostToolUseFailure',
-         'additionalContext',
+         'additionalContext', redact_secrets(
          '[Reflexion 에러 KB] 이전에 동일 에러를 해결한 이력이 있습니다:' || char(10)
          || '- 에러: ' || error_normalized || char(10)
          || '- 해결 방법: ' || resolution_text(resolution) || char(10)
-         || '이 정보를 참고하여 해결을 시도하세요.'))
+         || '이 정보를 참고하여 해결을 시도하세요.')))
 FROM temp.hit;

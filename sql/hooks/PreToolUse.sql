@@ -48,7 +48,7 @@ session_warning AS (
       ORDER BY ts DESC, id DESC LIMIT 1)
   LIMIT 1)
 
-SELECT json_object('hookSpecificOutput', json_object('hookEventName', 'PreToolUse', 'additionalContext', text))
+SELECT json_object('hookSpecificOutput', json_object('hookEventName', 'PreToolUse', 'additionalContext', redact_secrets(text)))
 FROM (SELECT group_concat(line, char(10)) AS text
       FROM (SELECT line FROM file_warnings UNION ALL SELECT line FROM session_warning))
 WHERE text IS NOT NULL;

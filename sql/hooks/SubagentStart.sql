@@ -39,7 +39,7 @@ sections AS MATERIALIZED (
          '적용할 프로젝트 규칙:' || char(10) || (SELECT group_concat(line, char(10)) FROM rules) AS rules)
 
 -- Both sections, joined by a newline, cut to 500 characters.
-SELECT json_object('hookSpecificOutput', json_object('hookEventName', 'SubagentStart', 'additionalContext', text))
+SELECT json_object('hookSpecificOutput', json_object('hookEventName', 'SubagentStart', 'additionalContext', redact_secrets(text)))
 FROM (SELECT substr(coalesce(errors, '') || CASE WHEN errors IS NOT NULL AND rules IS NOT NULL THEN char(10) ELSE '' END
                     || coalesce(rules, ''), 1, 500) AS text
       FROM sections)

@@ -22,7 +22,6 @@ use crate::script::{self, Params};
 /// behind it. Idempotent, so databases of the original system upgrade in
 /// place.
 const SCHEMA_SQL: &str = include_str!("../../../sql/schema.sql");
-const SCHEMA_VERSION: i64 = 4;
 
 /// Hooks and batch jobs share the file: wait for a writer rather than fail.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -40,6 +39,14 @@ const WAL_CHECKPOINT_BYTES: u64 = 64 * (4096 + 24);
 /// hook's take a few milliseconds); when they don't, as while the batch job
 /// reads for its model, the next process tries again.
 const CHECKPOINT_WAIT: Duration = Duration::from_millis(20);
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_schema_version_is_read_from_the_schema() {
+        assert!(super::schema_version() >= 5);
+    }
+}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Access {
@@ -200,9 +207,18 @@ pub fn load_extension_file(conn: &Connection, file: &Path) -> Result<()> {
     .with_context(|| format!("cannot load the errkb extension from {}", file.display()))
 }
 
+/// The version `sql/schema.sql` sets (its last `PRAGMA user_version = N;`).
+fn schema_version() -> i64 {
+    SCHEMA_SQL
+        .rsplit_once("PRAGMA user_version = ")
+        .and_then(|(_, rest)| rest.split(';').next())
+        .and_then(|n| n.trim().parse().ok())
+        .expect("sql/schema.sql ends by setting PRAGMA user_version = N;")
+}
+
 fn ensure_schema(conn: &Connection) -> Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if version < SCHEMA_VERSION {
+    if version < schema_version() {
         script::run(conn, SCHEMA_SQL, &Params::default(), &mut std::io::sink())?;
     }
     Ok(())

@@ -4,9 +4,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
-use crate::{db, hook, install};
+use crate::{db, hook, install, paths};
 
 /// How many recent hook failures to show.
 const RECENT_FAILURES: usize = 5;
@@ -65,31 +65,12 @@ pub fn run(db_path: &Path, shell_extension: Result<PathBuf>, out: &mut impl Writ
     }
 
     if db_path.exists() {
-        let summary = db::open(db_path, db::Access::ReadOnly).and_then(|c| {
-            Ok(c.query_row(
-                "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM error_kb), \
-                 (SELECT count(*) FROM error_kb WHERE resolution IS NOT NULL), (SELECT count(*) FROM vec_error_kb), \
-                 (SELECT count(*) FROM events)",
-                [],
-                |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, i64>(1)?,
-                        r.get::<_, i64>(2)?,
-                        r.get::<_, i64>(3)?,
-                        r.get::<_, i64>(4)?,
-                    ))
-                },
-            )?)
-        });
-        match summary {
-            Ok((schema, entries, resolved, vectors, events)) => line(
-                out,
-                true,
-                "database",
-                format!("{} (schema {schema}): {entries} entries, {resolved} with a fix, {vectors} with a vector, {events} events", db_path.display()),
-            )?,
-            Err(e) => line(out, false, "database", format!("{}: {e:#}", db_path.display()))?,
+        match database_summary(db_path) {
+            Ok(summary) => line(out, true, "database", format!("{} {summary}", db_path.display()))?,
+            Err(e) => {
+                line(out, false, "database", format!("{}: {e:#}", db_path.display()))?;
+                remedy(out, &move_aside_remedy(db_path))?;
+            }
         }
     } else {
         line(
@@ -100,10 +81,38 @@ pub fn run(db_path: &Path, shell_extension: Result<PathBuf>, out: &mut impl Writ
         )?;
     }
 
+    match paths::data_root().and_then(|root| Ok((crate::private::fix_tree(&root)?, root))) {
+        Ok((changed, root)) if changed.is_empty() => {
+            line(out, true, "privacy", format!("{} is yours alone (folders 0700, files 0600)", root.display()))?
+        }
+        Ok((changed, root)) => line(
+            out,
+            true,
+            "privacy",
+            format!("{} files and folders under {} were readable by others: made private", changed.len(), root.display()),
+        )?,
+        Err(e) => {
+            line(out, false, "privacy", format!("cannot check the modes: {e:#}"))?;
+            remedy(out, "chmod -R go-rwx ~/.reflexion")?;
+        }
+    }
+
     let model = field("Model");
-    line(out, !model.starts_with("not found"), "model", model)?;
+    let model_missing = model.starts_with("not found");
+    line(out, !model_missing, "model", model)?;
+    if model_missing {
+        remedy(
+            out,
+            "errkb model download (online, once), or point ERRKB_MODEL at a model directory; \
+             until then failures get advice from the text stages only",
+        )?;
+    }
     let ort = field("ONNX Runtime");
-    line(out, !ort.starts_with("not found"), "onnxruntime", ort)?;
+    let ort_missing = ort.starts_with("not found");
+    line(out, !ort_missing, "onnxruntime", ort)?;
+    if ort_missing {
+        remedy(out, "errkb install (copies libonnxruntime beside the runner), or set ERRKB_ORT_LIB")?;
+    }
 
     let settings = install::settings_path()?;
     let installed = std::fs::read_to_string(&settings)
@@ -133,23 +142,139 @@ pub fn run(db_path: &Path, shell_extension: Result<PathBuf>, out: &mut impl Writ
     }
 
     let log = hook::log_path()?;
-    let failures: Vec<String> = std::fs::read_to_string(&log)
+    let lines: Vec<String> = std::fs::read_to_string(&log)
         .map(|t| t.lines().map(str::to_owned).collect())
         .unwrap_or_default();
-    if failures.is_empty() {
+    let since = recent_cutoff();
+    let recent: Vec<&String> = lines.iter().filter(|l| l.as_str() >= since.as_str()).collect();
+    let failures: Vec<&&String> = recent.iter().filter(|l| failure_kind(l).is_some()).collect();
+    // storage failures need the user; a bad payload or a one-off error is history
+    let needs_attention = failures.iter().any(|l| failure_kind(l).is_some_and(|k| k != "other error"));
+    if lines.is_empty() {
         line(out, true, "hook failures", "none logged".into())?;
-    } else {
+    } else if failures.is_empty() {
         line(
             out,
             true,
             "hook failures",
-            format!("{} logged in {}; the latest:", failures.len(), log.display()),
+            format!("none in the last {RECENT_DAYS} days ({} older lines or warnings in {})", lines.len(), log.display()),
+        )?;
+    } else {
+        let mut kinds: Vec<(&'static str, usize)> = Vec::new();
+        for failure in &failures {
+            let kind = failure_kind(failure).expect("a failure");
+            match kinds.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, n)) => *n += 1,
+                None => kinds.push((kind, 1)),
+            }
+        }
+        let summary: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} × {k}")).collect();
+        line(
+            out,
+            !needs_attention,
+            "hook failures",
+            format!("{} in the last {RECENT_DAYS} days ({}), in {}; the latest:", failures.len(), summary.join(", "), log.display()),
         )?;
         for failure in failures.iter().rev().take(RECENT_FAILURES).rev() {
             writeln!(out, "       {failure}")?;
         }
+        for (kind, _) in kinds.iter().filter(|(k, _)| *k != "other error") {
+            remedy(out, &failure_remedy(kind, db_path))?;
+        }
     }
     Ok(healthy)
+}
+
+/// Failures older than this are history, not a problem to report.
+const RECENT_DAYS: u64 = 7;
+
+fn remedy(out: &mut dyn Write, text: &str) -> Result<()> {
+    writeln!(out, "       remedy: {text}")?;
+    Ok(())
+}
+
+/// Entries, fixes, vectors and events, after SQLite's quick integrity
+/// check; an error for a file that is damaged or is not errkb's.
+fn database_summary(db_path: &Path) -> Result<String> {
+    let conn = db::open(db_path, db::Access::ReadOnly)?;
+    let check: String = conn
+        .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+        .context("the integrity check cannot run")?;
+    if check != "ok" {
+        anyhow::bail!("damaged: {check}");
+    }
+    let (schema, entries, resolved, vectors, events) = conn
+        .query_row(
+            "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM error_kb), \
+             (SELECT count(*) FROM error_kb WHERE resolution IS NOT NULL), (SELECT count(*) FROM vec_error_kb), \
+             (SELECT count(*) FROM events)",
+            [],
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, i64>(3)?, r.get::<_, i64>(4)?)),
+        )
+        .context("not an errkb knowledge base (its tables are missing)")?;
+    Ok(format!(
+        "(schema {schema}, integrity ok): {entries} entries, {resolved} with a fix, {vectors} with a vector, {events} events"
+    ))
+}
+
+/// What to do with a database errkb cannot use: keep it, start anew.
+fn move_aside_remedy(db_path: &Path) -> String {
+    let p = db_path.display();
+    format!(
+        "move it aside and let the next hook start a new one, keeping the old file: \
+         mv {p} {p}.broken && rm -f {p}-wal {p}-shm  (sqlite3 {p}.broken .recover may save its rows)"
+    )
+}
+
+/// The kind of a hook log line, or None for a warning or a skipped
+/// search stage (logged for the record, not failures).
+fn failure_kind(line: &str) -> Option<&'static str> {
+    let message = line.splitn(3, ' ').nth(2).unwrap_or("");
+    if message.starts_with("warning:") || message.starts_with("search stage skipped") {
+        return None;
+    }
+    Some(
+        [
+            ("disk I/O error", "disk I/O error"),
+            ("disk image is malformed", "damaged database"),
+            ("not a database", "damaged database"),
+            ("database is locked", "database locked"),
+            ("unable to open database", "cannot open database"),
+            ("readonly database", "read-only database"),
+            ("no such table", "not an errkb database"),
+            ("HOME is not set", "no HOME"),
+        ]
+        .iter()
+        .find(|(needle, _)| message.contains(needle))
+        .map_or("other error", |(_, kind)| kind),
+    )
+}
+
+fn failure_remedy(kind: &str, db_path: &Path) -> String {
+    match kind {
+        "disk I/O error" | "damaged database" | "not an errkb database" => format!(
+            "{kind}: if the database line above is FAIL, {}; if it is ok, the failures are over",
+            move_aside_remedy(db_path)
+        ),
+        "database locked" => "database locked: another process held it for more than 5 s; \
+                              look for a stuck job (pgrep -fa 'errkb') and stop it"
+            .to_owned(),
+        "cannot open database" | "read-only database" => format!(
+            "{kind}: check that {} can be written and the disk has room",
+            db_path.parent().map_or_else(|| ".".into(), |d| d.display().to_string())
+        ),
+        "no HOME" => "no HOME: Claude Code ran the hook without HOME; set it, or pass --db in the hook command".to_owned(),
+        _ => format!("{kind}: read the lines above; errkb run and the sqlite3 shell show the same error directly"),
+    }
+}
+
+/// Log lines start with their RFC 3339 time: lines at or after this
+/// string are recent.
+fn recent_cutoff() -> String {
+    let cutoff = std::time::SystemTime::now()
+        .checked_sub(std::time::Duration::from_secs(RECENT_DAYS * 86_400))
+        .unwrap_or(std::time::UNIX_EPOCH);
+    humantime::format_rfc3339_seconds(cutoff).to_string()
 }
 
 /// `errkb_debug()` as (key, value) pairs.

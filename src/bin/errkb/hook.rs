@@ -47,6 +47,9 @@ pub fn built_in_scripts() -> impl Iterator<Item = (&'static str, &'static str)> 
 
 /// Run the hook; errors are logged, never returned. Always "success".
 pub fn run(event: &str, db_path: Option<PathBuf>) {
+    // A panic is caught and logged below; the default hook would also
+    // print it to stderr, which Claude Code shows the user.
+    std::panic::set_hook(Box::new(|_| {}));
     let started = Instant::now();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_script(event, db_path, started)));
     let failure = match outcome {
@@ -101,7 +104,7 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
 /// errors in the hook log. The job's lock keeps two from running at once.
 fn start_embed_job(db_path: &Path) -> Result<()> {
     use std::os::unix::process::CommandExt;
-    let log = std::fs::OpenOptions::new().create(true).append(true).open({
+    let log = crate::private::open_append(&{
         let path = log_path()?;
         std::fs::create_dir_all(path.parent().context("log directory")?)?;
         path
@@ -257,29 +260,36 @@ pub fn log_path() -> Result<PathBuf> {
     })
 }
 
-/// One line per failure: time, event, what went wrong. Best effort: a hook
+/// One line per failure: time, event, what went wrong (secrets redacted:
+/// a message may quote the payload). Best effort and never a panic: a hook
 /// that cannot even log still exits 0.
 fn log_failure(event: &str, failure: &str) {
-    let Ok(path) = log_path() else { return };
-    let _ = append(
-        &path,
-        &format!("{} {event}: {}\n", now_utc(), failure.replace('\n', " ")),
-    );
+    let _ = std::panic::catch_unwind(|| {
+        let Ok(path) = log_path() else { return };
+        let line = format!("{} {event}: {}", now_utc(), failure.replace('\n', " "));
+        let _ = append(&path, &format!("{}\n", errkb::redact::redact_secrets(&line)));
+    });
 }
 
 fn append(path: &Path, line: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?
-        .write_all(line.as_bytes())
+    crate::private::open_append(path)?.write_all(line.as_bytes())
 }
 
+/// RFC 3339 time of day; a clock outside what RFC 3339 can write (before
+/// 1970, after 9999) is logged as such instead of panicking.
 fn now_utc() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+    let now = std::time::SystemTime::now();
+    let in_range = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .is_ok_and(|d| d.as_secs() < 253_402_300_800); // 10000-01-01T00:00:00Z
+    if in_range {
+        humantime::format_rfc3339_seconds(now).to_string()
+    } else {
+        "(clock out of range)".to_owned()
+    }
 }
 
 #[cfg(test)]

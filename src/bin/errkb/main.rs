@@ -11,6 +11,7 @@ mod hook;
 mod install;
 mod model_download;
 mod paths;
+mod private;
 mod script;
 
 use std::io::{IsTerminal, Read, Write};
@@ -126,6 +127,7 @@ enum ModelAction {
 }
 
 fn main() -> ExitCode {
+    private::restrict_process();
     let cli = Cli::parse();
     if let Command::Hook { event } = &cli.command {
         // Paths are resolved inside, so that even a missing HOME is logged, not fatal.
