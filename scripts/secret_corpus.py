@@ -94,7 +94,8 @@ def prefixed(name, make, contexts=3):
 
 
 def placed(name, make, templates):
-    """A secret recognised by where it stands: each template once."""
+    """A secret recognised by where it stands: each template once. Returns
+    the cases."""
     out = []
     for tpl in templates:
         s = make()
@@ -396,13 +397,10 @@ LOOKALIKES = [
 # Held out: written after the rules above were tuned, and never tuned on.
 # Other formats, other tools' wording, other places in a text.
 HELD_OUT_SECRETS = []
-hadd = HELD_OUT_SECRETS.extend
 
 
 def held(name, make, templates):
-    for tpl in templates:
-        s = make()
-        HELD_OUT_SECRETS.append({"format": name, "secret": s, "text": tpl.format(s=s)})
+    HELD_OUT_SECRETS.extend(placed(name, make, templates))
 
 
 held("aws-session-token", lambda: "IQoJb3JpZ2luX2Vj" + r(B64, 300), [

@@ -83,7 +83,10 @@ impl Embedder {
         }
         let encodings = wanted
             .iter()
-            .map(|&i| self.tokenizer.encode(cut_at_char_boundary(texts[i], self.max_input_bytes)))
+            .map(|&i| {
+                self.tokenizer
+                    .encode(cut_at_char_boundary(texts[i], self.max_input_bytes))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let rows = encodings.len();
         let cols = encodings.iter().map(|e| e.len()).max().unwrap_or(0);

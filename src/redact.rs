@@ -1,8 +1,8 @@
 //! `redact_secrets(text)`: credentials replaced by `[REDACTED]` before
 //! anything from a tool call is stored, logged or shown to an agent.
 //!
-//! The one place that decides what is secret. Four kinds of evidence, in
-//! this order (each pass sees the previous passes' `[REDACTED]`):
+//! The one place that decides what is secret. Five passes, in this order
+//! (each sees the previous passes' `[REDACTED]`):
 //!
 //! 1. **Private key blocks** (`-----BEGIN … PRIVATE KEY-----` to its END,
 //!    or to the end of a text cut short).
@@ -11,11 +11,12 @@
 //!    `hvs.`, …), replaced whole.
 //! 3. **Credentials by position**: the password of a URL
 //!    (`scheme://user:PASSWORD@host`, `redis://:PASSWORD@`), the key of a
-//!    Sentry-style DSN, `Authorization:` values, webhook URLs, and the
-//!    value of command-line forms that carry one (`--password X`,
-//!    `--token=X`, `curl -u user:X`, `mysql -pX`, `sshpass -p X`,
-//!    `docker login -p X`, `redis-cli -a X`, `.netrc`'s `password X`).
-//! 4. **Labelled values**: `KEY=value`, `key: value`, `"key": "value"`
+//!    Sentry-style DSN, webhook URLs, `Authorization:` and cookie values,
+//!    and the forms some programs take (`curl -u user:X`, `mysql -pX`,
+//!    `sshpass -p X`, `docker login -p X`, `redis-cli -a X`, `.netrc`'s
+//!    `password X`, SQL's `PASSWORD 'X'`).
+//! 4. **Long options** named for a credential: `--password X`, `--token=X`.
+//! 5. **Labelled values**: `KEY=value`, `key: value`, `"key": "value"`
 //!    where the key names a secret (`password`, `token`, `api_key`,
 //!    `AccountKey`, `client_secret`, …). The label stays, the value goes.
 //!
@@ -26,14 +27,13 @@
 //! (`$VAR`, `<token>`, `***`, `YOUR_API_KEY`) or, for keys such as
 //! `KEY_PATH`, `token_url`, `max_tokens`, not secrets at all stay.
 //!
-//! Speed: the passes are regular expressions compiled on first use, one
-//! per pass, and only when the text holds that pass's trigger (a cheap
-//! case-insensitive substring search), so a hook process whose text has
-//! nothing secret-looking pays for no compilation.
+//! Speed, since every hook process redacts: a pattern is compiled only
+//! when the text holds its trigger (about a millisecond each with the
+//! `regex` crate), and passes 4 and 5, whose triggers (`--`, `token`,
+//! `key`, `pass`) are in most error texts, are hand-written scanners.
 
 use std::borrow::Cow;
 use std::sync::{LazyLock, OnceLock};
-
 
 use regex::bytes::{Captures, Match, Regex};
 
@@ -55,7 +55,10 @@ static PRIVATE_KEY: LazyLock<Regex> = LazyLock::new(|| {
 const TOKEN_RULES: &[(&str, &str)] = &[
     // AI providers
     ("sk-ant-", r"sk-ant-[A-Za-z0-9_-]{20,}"),
-    ("sk-", r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20,}|sk-[A-Za-z0-9]{32,}"),
+    (
+        "sk-",
+        r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20,}|sk-[A-Za-z0-9]{32,}",
+    ),
     ("hf_", r"hf_[A-Za-z0-9]{30,}"),
     ("api_org_", r"api_org_[A-Za-z0-9]{30,}"),
     ("gsk_", r"gsk_[A-Za-z0-9]{40,}"),
@@ -66,7 +69,10 @@ const TOKEN_RULES: &[(&str, &str)] = &[
     // source hosting, CI, registries
     ("gh", r"gh[pousr]_[A-Za-z0-9]{30,}"),
     ("github_pat_", r"github_pat_[A-Za-z0-9_]{30,}"),
-    ("gl", r"gl(?:pat|dt|rt|soat|cbt|ft|imt|agent|oas|ffct)-[A-Za-z0-9_-]{20,}|glptt-[a-f0-9]{40}"),
+    (
+        "gl",
+        r"gl(?:pat|dt|rt|soat|cbt|ft|imt|agent|oas|ffct)-[A-Za-z0-9_-]{20,}|glptt-[a-f0-9]{40}",
+    ),
     ("gr1348941", r"GR1348941[A-Za-z0-9_-]{20,}"),
     ("npm_", r"npm_[A-Za-z0-9]{36,}"),
     ("pypi-", r"pypi-[A-Za-z0-9_-]{50,}"),
@@ -132,7 +138,10 @@ const TOKEN_RULES: &[(&str, &str)] = &[
     ("eyjrijoi", r"eyJrIjoi[A-Za-z0-9]{40,}={0,3}"),
     ("dp.", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
     ("sntry", r"sntry[us]_[A-Za-z0-9+/=_]{40,}"),
-    ("age-secret-key-1", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+    (
+        "age-secret-key-1",
+        r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+    ),
     ("ops_eyj", r"ops_eyJ[A-Za-z0-9+/]{40,}={0,3}"),
     ("att3", r"AT[AC]TT3[A-Za-z0-9_=-]{50,}"),
     ("nr", r"NR(?:AK|II|JS)-[A-Za-z0-9-]{19,}"),
@@ -160,7 +169,7 @@ const TOKEN_RULES: &[(&str, &str)] = &[
 /// Each rule's pattern, compiled on first need. A token starts a word
 /// (`monkey-…` is no Mailgun key); the one exception real text has is a
 /// Telegram token right after `bot` in its API URL.
-static TOKENS: LazyLock<Vec<OnceLock<Regex>>> = LazyLock::new(|| TOKEN_RULES.iter().map(|_| OnceLock::new()).collect());
+static TOKENS: [OnceLock<Regex>; TOKEN_RULES.len()] = [const { OnceLock::new() }; TOKEN_RULES.len()];
 
 fn token_rule(index: usize) -> &'static Regex {
     TOKENS[index].get_or_init(|| {
@@ -246,7 +255,9 @@ const COMMAND_TRIGGERS: &[(&str, &str)] = &[
     ("password \"", ""),
     ("identified", " by "),
 ];
-const LABEL_TRIGGERS: &[&str] = &["pass", "pwd", "pw", "secret", "token", "key", "auth", "cred", "sig", "salt"];
+const LABEL_TRIGGERS: &[&str] = &[
+    "pass", "pwd", "pw", "secret", "token", "key", "auth", "cred", "sig", "salt",
+];
 
 fn contains_any(lower: &str, triggers: &[&str]) -> bool {
     triggers.iter().any(|t| lower.contains(t))
@@ -263,9 +274,9 @@ fn followed_by_operator(lower: &str, word: &str) -> bool {
     })
 }
 
-/// Does the text hold anything that looks like a provider token? Cheaper
-/// than running the pattern: a token is a run of at least 16 characters
-/// from the token alphabet, or holds one of the few short prefixes.
+/// Can the text hold a provider token at all? Every token format is a run
+/// of at least 16 characters from this alphabet; most texts are ruled out
+/// before the per-format literal search.
 fn may_hold_token(text: &str) -> bool {
     let mut run = 0usize;
     for b in text.bytes() {
@@ -308,7 +319,10 @@ pub fn redact_secrets(text: &str) -> Cow<'_, str> {
     if followed_by_operator(&lower, "authorization") || lower.contains("cookie:") || lower.contains("bearer ") {
         out = replace(out, &AUTHORIZATION, header_value);
     }
-    if COMMAND_TRIGGERS.iter().any(|(a, b)| lower.contains(a) && lower.contains(b)) {
+    if COMMAND_TRIGGERS
+        .iter()
+        .any(|(a, b)| lower.contains(a) && lower.contains(b))
+    {
         out = replace(out, &COMMAND_OPTIONS, command_option);
     }
     if lower.contains("--") {
@@ -371,10 +385,25 @@ fn long_options(text: &str) -> Vec<(usize, usize, String)> {
             .unwrap_or(bytes.len() - name_start);
         from = (name_start + name_len.max(1)).min(bytes.len());
         let name = text[name_start..name_start + name_len].to_ascii_lowercase();
-        let named_for_credential = ["password", "passwd", "passphrase", "pass", "token", "secret", "apikey",
-            "api-key", "access-key", "secret-key", "auth"]
-            .iter()
-            .any(|w| name == *w || name.ends_with(&format!("-{w}")));
+        // the option's last word (`--registration-token`: token)
+        let named_for_credential = [
+            "password",
+            "passwd",
+            "passphrase",
+            "pass",
+            "token",
+            "secret",
+            "apikey",
+            "api-key",
+            "access-key",
+            "secret-key",
+            "auth",
+        ]
+        .iter()
+        .any(|w| {
+            name.strip_suffix(w)
+                .is_some_and(|rest| rest.is_empty() || rest.ends_with('-'))
+        });
         if !named_for_credential {
             continue;
         }
@@ -389,7 +418,9 @@ fn long_options(text: &str) -> Vec<(usize, usize, String)> {
             }
             _ => continue,
         }
-        let Some(value_end) = value_end(bytes, value_start) else { continue };
+        let Some(value_end) = value_end(bytes, value_start) else {
+            continue;
+        };
         let raw = &text[value_start..value_end];
         let value = unquote(raw);
         if value.starts_with('-') || is_placeholder(value) || is_path(value) {
@@ -432,10 +463,11 @@ fn labelled_values(text: &str) -> Vec<(usize, usize, String)> {
             key_end -= 1;
         }
         let spaced_before = key_end < op_at;
-        let mut provided = false;
-        if text[..key_end].to_ascii_lowercase().ends_with(" provided") {
-            provided = true;
-            key_end -= " provided".len();
+        const PROVIDED: &[u8] = b" provided";
+        let provided =
+            key_end >= PROVIDED.len() && bytes[key_end - PROVIDED.len()..key_end].eq_ignore_ascii_case(PROVIDED);
+        if provided {
+            key_end -= PROVIDED.len();
         }
         if key_end > 0 && matches!(bytes[key_end - 1], b'"' | b'\'') {
             key_end -= 1;
@@ -458,7 +490,9 @@ fn labelled_values(text: &str) -> Vec<(usize, usize, String)> {
             value_start += 1;
         }
         let spaced_after = value_start > op_at + op_len;
-        let Some(value_end) = value_end(bytes, value_start) else { continue };
+        let Some(value_end) = value_end(bytes, value_start) else {
+            continue;
+        };
         let raw = &text[value_start..value_end];
         let quoted = raw.starts_with('"') || raw.starts_with('\'');
         let assignment = !colon && (quoted || (!spaced_after && !spaced_before));
@@ -496,9 +530,7 @@ fn header_value(c: &Captures<'_>) -> String {
         return text(whole).to_owned();
     };
     let bare_bearer = c.get(6).is_some();
-    if is_placeholder(unquote(text(value)))
-        || (bare_bearer && !looks_like_credential(text(value), KeyKind::Weak))
-    {
+    if is_placeholder(unquote(text(value))) || (bare_bearer && !looks_like_credential(text(value), KeyKind::Weak)) {
         return text(whole).to_owned();
     }
     splice(whole, value, REDACTED)
@@ -540,9 +572,9 @@ fn command_option(c: &Captures<'_>) -> String {
     splice(whole, value, &requote(text(value)))
 }
 
+/// An option for a password (`--password`, `--db-pass`): any value is one.
 fn is_password_flag(flag: &str) -> bool {
-    let flag = flag.to_ascii_lowercase();
-    ["password", "passwd", "passphrase", "pass"].iter().any(|w| flag.ends_with(w))
+    PASSWORD_WORDS.iter().any(|w| flag.ends_with(w))
 }
 
 /// `[REDACTED]`, keeping the quotes the value had.
@@ -566,9 +598,26 @@ enum KeyKind {
 
 /// Words of a key that name a credential on their own.
 const STRONG_WORDS: &[&str] = &[
-    "password", "passwd", "passphrase", "secret", "secrets", "token", "credential", "credentials", "apikey",
-    "accesskey", "secretkey", "privatekey", "authtoken", "accesstoken", "refreshtoken", "clientsecret",
-    "accountkey", "sharedaccesskey", "masterkey", "dsn",
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "secrets",
+    "token",
+    "credential",
+    "credentials",
+    "apikey",
+    "accesskey",
+    "secretkey",
+    "privatekey",
+    "authtoken",
+    "accesstoken",
+    "refreshtoken",
+    "clientsecret",
+    "accountkey",
+    "sharedaccesskey",
+    "masterkey",
+    "dsn",
 ];
 /// Pairs of words that do: `api_key`, `X-Auth-Key`, `AccountKey`.
 const STRONG_PAIRS: &[(&str, &str)] = &[
@@ -588,18 +637,111 @@ const STRONG_PAIRS: &[(&str, &str)] = &[
     ("app", "secret"),
 ];
 const PASSWORD_WORDS: &[&str] = &["password", "passwd", "passphrase", "pass", "pwd", "pw"];
-const WEAK_WORDS: &[&str] = &["key", "pass", "pwd", "pw", "auth", "sig", "signature", "salt", "material"];
+const WEAK_WORDS: &[&str] = &[
+    "key",
+    "pass",
+    "pwd",
+    "pw",
+    "auth",
+    "sig",
+    "signature",
+    "salt",
+    "material",
+];
 /// A key ending in one of these names something about a secret, not the
 /// secret: `KEY_PATH`, `token_url`, `password_hash`, `secret_name`.
 const NOT_A_VALUE: &[&str] = &[
-    "path", "file", "filename", "dir", "url", "uri", "endpoint", "name", "id", "ids", "type", "size", "length",
-    "len", "count", "max", "min", "limit", "expires", "expiry", "expiration", "ttl", "hash", "header", "prefix",
-    "field", "env", "var", "format", "mode", "version", "alias", "index", "idx", "required", "provider", "store",
-    "kind", "label", "hint", "policy", "scope", "scopes", "usage", "ref", "source", "manager", "location",
-    "strength", "reset", "valid", "invalid", "missing", "error", "errors", "message", "rotation", "generator",
-    "stdin", "command", "cmd", "helper", "prompt", "algorithm", "alg", "board", "code", "press", "pressed",
-    "down", "up", "event", "events", "map", "set", "exists", "enabled", "disabled", "mismatch", "changed",
-    "expired", "input", "output", "schema", "cache", "pair", "pairs", "ring", "stroke", "word", "words",
+    "path",
+    "file",
+    "filename",
+    "dir",
+    "url",
+    "uri",
+    "endpoint",
+    "name",
+    "id",
+    "ids",
+    "type",
+    "size",
+    "length",
+    "len",
+    "count",
+    "max",
+    "min",
+    "limit",
+    "expires",
+    "expiry",
+    "expiration",
+    "ttl",
+    "hash",
+    "header",
+    "prefix",
+    "field",
+    "env",
+    "var",
+    "format",
+    "mode",
+    "version",
+    "alias",
+    "index",
+    "idx",
+    "required",
+    "provider",
+    "store",
+    "kind",
+    "label",
+    "hint",
+    "policy",
+    "scope",
+    "scopes",
+    "usage",
+    "ref",
+    "source",
+    "manager",
+    "location",
+    "strength",
+    "reset",
+    "valid",
+    "invalid",
+    "missing",
+    "error",
+    "errors",
+    "message",
+    "rotation",
+    "generator",
+    "stdin",
+    "command",
+    "cmd",
+    "helper",
+    "prompt",
+    "algorithm",
+    "alg",
+    "board",
+    "code",
+    "press",
+    "pressed",
+    "down",
+    "up",
+    "event",
+    "events",
+    "map",
+    "set",
+    "exists",
+    "enabled",
+    "disabled",
+    "mismatch",
+    "changed",
+    "expired",
+    "input",
+    "output",
+    "schema",
+    "cache",
+    "pair",
+    "pairs",
+    "ring",
+    "stroke",
+    "word",
+    "words",
 ];
 
 /// The words of an identifier: `AWS_SECRET_ACCESS_KEY` → aws, secret,
@@ -683,7 +825,9 @@ fn labelled_secret(key: &str, value: &str, quoted: bool, assignment: bool, provi
 /// Letters, `_`, `.` and `-` only: an identifier or a word, not a
 /// generated secret (gitleaks' generic-rule allowlist does the same).
 fn is_word_like(value: &str) -> bool {
-    value.bytes().all(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'.' | b'-'))
+    value
+        .bytes()
+        .all(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'.' | b'-'))
 }
 
 /// Does a value, with no label that makes it certain, look generated or
@@ -820,7 +964,10 @@ mod tests {
             ("redis://:pw0rd!x@cache:6379", "redis://:[REDACTED]@cache:6379"),
             ("mysql -u root -pS3cret! shop", "mysql -u root -p[REDACTED] shop"),
             ("sshpass -p 'Tr0ub4dor' ssh x", "sshpass -p '[REDACTED]' ssh x"),
-            ("DB_PASSWORD='hunter' npm run migrate", "DB_PASSWORD='[REDACTED]' npm run migrate"),
+            (
+                "DB_PASSWORD='hunter' npm run migrate",
+                "DB_PASSWORD='[REDACTED]' npm run migrate",
+            ),
             ("curl -u admin:Pa55word https://x", "curl -u admin:[REDACTED] https://x"),
             (
                 "machine api.example.com login me password Zx9!abc",
@@ -872,7 +1019,16 @@ mod tests {
 
     #[test]
     fn text_ending_in_an_operator_or_dashes_is_fine() {
-        for text in ["x --", "--", "a=", "token:", "--password", "--password=", "key='", "\"pw\": \""] {
+        for text in [
+            "x --",
+            "--",
+            "a=",
+            "token:",
+            "--password",
+            "--password=",
+            "key='",
+            "\"pw\": \"",
+        ] {
             let _ = redact_secrets(text);
         }
     }
@@ -887,7 +1043,13 @@ mod tests {
 
     #[test]
     fn sensitive_paths() {
-        for path in ["/w/.env", "/w/.env.local", "/home/u/.ssh/id_ed25519", "/w/server.key", "C:\\w\\cert.pem"] {
+        for path in [
+            "/w/.env",
+            "/w/.env.local",
+            "/home/u/.ssh/id_ed25519",
+            "/w/server.key",
+            "C:\\w\\cert.pem",
+        ] {
             assert_eq!(redact_path(path), SENSITIVE_PATH, "{path}");
         }
         for path in ["/w/src/app.ts", "/w/keys.ts", "/w/environment.ts"] {

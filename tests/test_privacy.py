@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import connection, runner
+from conftest import RUNNER, connection, runner
 
 rng = random.Random()  # fresh secrets every run: nothing to tune on
 
@@ -55,7 +55,7 @@ def leaks(secret, blob):
 def installed(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
-    proc = subprocess.run(["sh", "-c", f"umask 022; {runner.__globals__['RUNNER']} install"],
+    proc = subprocess.run(["sh", "-c", f"umask 022; {RUNNER} install"],
                           env={"HOME": str(home), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return home

@@ -3,14 +3,12 @@ trying errkb as a user would, each checked through the real surfaces."""
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-from conftest import FP32_MODEL_DIR, MODEL_DIR, ROOT, RUNNER, connection, runner, sqlite, sqlite_value
+from conftest import FP32_MODEL_DIR, ROOT, RUNNER, connection, runner, sqlite, sqlite_value
 
 
 def payload(session, tool, tool_input, error=None, event="PostToolUse"):

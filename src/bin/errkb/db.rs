@@ -40,14 +40,6 @@ const WAL_CHECKPOINT_BYTES: u64 = 64 * (4096 + 24);
 /// reads for its model, the next process tries again.
 const CHECKPOINT_WAIT: Duration = Duration::from_millis(20);
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_schema_version_is_read_from_the_schema() {
-        assert!(super::schema_version() >= 5);
-    }
-}
-
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Access {
     /// Create the file and its directories if needed; bring the schema up to date.
@@ -222,4 +214,12 @@ fn ensure_schema(conn: &Connection) -> Result<()> {
         script::run(conn, SCHEMA_SQL, &Params::default(), &mut std::io::sink())?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_schema_version_is_read_from_the_schema() {
+        assert!(super::schema_version() >= 5);
+    }
 }

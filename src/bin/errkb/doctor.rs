@@ -82,14 +82,21 @@ pub fn run(db_path: &Path, shell_extension: Result<PathBuf>, out: &mut impl Writ
     }
 
     match paths::data_root().and_then(|root| Ok((crate::private::fix_tree(&root)?, root))) {
-        Ok((changed, root)) if changed.is_empty() => {
-            line(out, true, "privacy", format!("{} is yours alone (folders 0700, files 0600)", root.display()))?
-        }
+        Ok((changed, root)) if changed.is_empty() => line(
+            out,
+            true,
+            "privacy",
+            format!("{} is yours alone (folders 0700, files 0600)", root.display()),
+        )?,
         Ok((changed, root)) => line(
             out,
             true,
             "privacy",
-            format!("{} files and folders under {} were readable by others: made private", changed.len(), root.display()),
+            format!(
+                "{} files and folders under {} were readable by others: made private",
+                changed.len(),
+                root.display()
+            ),
         )?,
         Err(e) => {
             line(out, false, "privacy", format!("cannot check the modes: {e:#}"))?;
@@ -111,7 +118,10 @@ pub fn run(db_path: &Path, shell_extension: Result<PathBuf>, out: &mut impl Writ
     let ort_missing = ort.starts_with("not found");
     line(out, !ort_missing, "onnxruntime", ort)?;
     if ort_missing {
-        remedy(out, "errkb install (copies libonnxruntime beside the runner), or set ERRKB_ORT_LIB")?;
+        remedy(
+            out,
+            "errkb install (copies libonnxruntime beside the runner), or set ERRKB_ORT_LIB",
+        )?;
     }
 
     let settings = install::settings_path()?;
@@ -146,10 +156,11 @@ pub fn run(db_path: &Path, shell_extension: Result<PathBuf>, out: &mut impl Writ
         .map(|t| t.lines().map(str::to_owned).collect())
         .unwrap_or_default();
     let since = recent_cutoff();
-    let recent: Vec<&String> = lines.iter().filter(|l| l.as_str() >= since.as_str()).collect();
-    let failures: Vec<&&String> = recent.iter().filter(|l| failure_kind(l).is_some()).collect();
-    // storage failures need the user; a bad payload or a one-off error is history
-    let needs_attention = failures.iter().any(|l| failure_kind(l).is_some_and(|k| k != "other error"));
+    let failures: Vec<(FailureKind, &str)> = lines
+        .iter()
+        .filter(|l| l.as_str() >= since.as_str())
+        .filter_map(|l| FailureKind::of(l).map(|kind| (kind, l.as_str())))
+        .collect();
     if lines.is_empty() {
         line(out, true, "hook failures", "none logged".into())?;
     } else if failures.is_empty() {
@@ -157,29 +168,39 @@ pub fn run(db_path: &Path, shell_extension: Result<PathBuf>, out: &mut impl Writ
             out,
             true,
             "hook failures",
-            format!("none in the last {RECENT_DAYS} days ({} older lines or warnings in {})", lines.len(), log.display()),
+            format!(
+                "none in the last {RECENT_DAYS} days ({} older lines or warnings in {})",
+                lines.len(),
+                log.display()
+            ),
         )?;
     } else {
-        let mut kinds: Vec<(&'static str, usize)> = Vec::new();
-        for failure in &failures {
-            let kind = failure_kind(failure).expect("a failure");
-            match kinds.iter_mut().find(|(k, _)| *k == kind) {
+        let mut kinds: Vec<(FailureKind, usize)> = Vec::new();
+        for (kind, _) in &failures {
+            match kinds.iter_mut().find(|(k, _)| k == kind) {
                 Some((_, n)) => *n += 1,
-                None => kinds.push((kind, 1)),
+                None => kinds.push((*kind, 1)),
             }
         }
-        let summary: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} × {k}")).collect();
+        let summary: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} × {}", k.label())).collect();
+        // storage failures need the user; a bad payload or a one-off error is history
+        let needs_attention = kinds.iter().any(|(k, _)| *k != FailureKind::Other);
         line(
             out,
             !needs_attention,
             "hook failures",
-            format!("{} in the last {RECENT_DAYS} days ({}), in {}; the latest:", failures.len(), summary.join(", "), log.display()),
+            format!(
+                "{} in the last {RECENT_DAYS} days ({}), in {}; the latest:",
+                failures.len(),
+                summary.join(", "),
+                log.display()
+            ),
         )?;
-        for failure in failures.iter().rev().take(RECENT_FAILURES).rev() {
+        for (_, failure) in failures.iter().rev().take(RECENT_FAILURES).rev() {
             writeln!(out, "       {failure}")?;
         }
-        for (kind, _) in kinds.iter().filter(|(k, _)| *k != "other error") {
-            remedy(out, &failure_remedy(kind, db_path))?;
+        for remedy_text in kinds.iter().filter_map(|(k, _)| k.remedy(db_path)) {
+            remedy(out, &remedy_text)?;
         }
     }
     Ok(healthy)
@@ -209,7 +230,15 @@ fn database_summary(db_path: &Path) -> Result<String> {
              (SELECT count(*) FROM error_kb WHERE resolution IS NOT NULL), (SELECT count(*) FROM vec_error_kb), \
              (SELECT count(*) FROM events)",
             [],
-            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, i64>(3)?, r.get::<_, i64>(4)?)),
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, i64>(3)?,
+                    r.get::<_, i64>(4)?,
+                ))
+            },
         )
         .context("not an errkb knowledge base (its tables are missing)")?;
     Ok(format!(
@@ -226,45 +255,77 @@ fn move_aside_remedy(db_path: &Path) -> String {
     )
 }
 
-/// The kind of a hook log line, or None for a warning or a skipped
-/// search stage (logged for the record, not failures).
-fn failure_kind(line: &str) -> Option<&'static str> {
-    let message = line.splitn(3, ' ').nth(2).unwrap_or("");
-    if message.starts_with("warning:") || message.starts_with("search stage skipped") {
-        return None;
-    }
-    Some(
-        [
-            ("disk I/O error", "disk I/O error"),
-            ("disk image is malformed", "damaged database"),
-            ("not a database", "damaged database"),
-            ("database is locked", "database locked"),
-            ("unable to open database", "cannot open database"),
-            ("readonly database", "read-only database"),
-            ("no such table", "not an errkb database"),
-            ("HOME is not set", "no HOME"),
-        ]
-        .iter()
-        .find(|(needle, _)| message.contains(needle))
-        .map_or("other error", |(_, kind)| kind),
-    )
+/// What went wrong in a failed hook, from its log line: the storage
+/// kinds need the user; anything else (a bad payload, a one-off error) is
+/// listed but is history.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FailureKind {
+    DiskIo,
+    Damaged,
+    Locked,
+    CannotOpen,
+    ReadOnly,
+    Foreign,
+    NoHome,
+    Other,
 }
 
-fn failure_remedy(kind: &str, db_path: &Path) -> String {
-    match kind {
-        "disk I/O error" | "damaged database" | "not an errkb database" => format!(
-            "{kind}: if the database line above is FAIL, {}; if it is ok, the failures are over",
-            move_aside_remedy(db_path)
-        ),
-        "database locked" => "database locked: another process held it for more than 5 s; \
-                              look for a stuck job (pgrep -fa 'errkb') and stop it"
-            .to_owned(),
-        "cannot open database" | "read-only database" => format!(
-            "{kind}: check that {} can be written and the disk has room",
-            db_path.parent().map_or_else(|| ".".into(), |d| d.display().to_string())
-        ),
-        "no HOME" => "no HOME: Claude Code ran the hook without HOME; set it, or pass --db in the hook command".to_owned(),
-        _ => format!("{kind}: read the lines above; errkb run and the sqlite3 shell show the same error directly"),
+impl FailureKind {
+    /// The kind of a hook log line, or None for a warning or a skipped
+    /// search stage (logged for the record, not failures).
+    fn of(line: &str) -> Option<Self> {
+        let message = line.splitn(3, ' ').nth(2).unwrap_or("");
+        if message.starts_with("warning:") || message.starts_with("search stage skipped") {
+            return None;
+        }
+        Some(
+            [
+                ("disk I/O error", Self::DiskIo),
+                ("disk image is malformed", Self::Damaged),
+                ("not a database", Self::Damaged),
+                ("database is locked", Self::Locked),
+                ("unable to open database", Self::CannotOpen),
+                ("readonly database", Self::ReadOnly),
+                ("no such table", Self::Foreign),
+                ("HOME is not set", Self::NoHome),
+            ]
+            .into_iter()
+            .find(|(needle, _)| message.contains(needle))
+            .map_or(Self::Other, |(_, kind)| kind),
+        )
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::DiskIo => "disk I/O error",
+            Self::Damaged => "damaged database",
+            Self::Locked => "database locked",
+            Self::CannotOpen => "cannot open database",
+            Self::ReadOnly => "read-only database",
+            Self::Foreign => "not an errkb database",
+            Self::NoHome => "no HOME",
+            Self::Other => "other error",
+        }
+    }
+
+    /// What to do; None for `Other`, which needs nothing of the user.
+    fn remedy(self, db_path: &Path) -> Option<String> {
+        let kind = self.label();
+        Some(match self {
+            Self::DiskIo | Self::Damaged | Self::Foreign => format!(
+                "{kind}: if the database line above is FAIL, {}; if it is ok, the failures are over",
+                move_aside_remedy(db_path)
+            ),
+            Self::Locked => format!(
+                "{kind}: another process held it for more than 5 s; look for a stuck job (pgrep -fa 'errkb') and stop it"
+            ),
+            Self::CannotOpen | Self::ReadOnly => format!(
+                "{kind}: check that {} can be written and the disk has room",
+                db_path.parent().map_or_else(|| ".".into(), |d| d.display().to_string())
+            ),
+            Self::NoHome => format!("{kind}: Claude Code ran the hook without HOME; set it, or pass --db in the hook command"),
+            Self::Other => return None,
+        })
     }
 }
 

@@ -222,9 +222,15 @@ pub fn install(extension: &Path, dry_run: bool, out: &mut impl std::io::Write) -
         // std::fs::copy keeps the source's mode (0755 from a build tree), and
         // an older errkb created the data with the umask's 0644
         let root = paths::data_root()?;
-        let changed = crate::private::fix_tree(&root).with_context(|| format!("cannot make {} private", root.display()))?;
+        let changed =
+            crate::private::fix_tree(&root).with_context(|| format!("cannot make {} private", root.display()))?;
         if !changed.is_empty() {
-            writeln!(out, "made {} files and folders under {} private to you", changed.len(), root.display())?;
+            writeln!(
+                out,
+                "made {} files and folders under {} private to you",
+                changed.len(),
+                root.display()
+            )?;
         }
     }
     update_settings(with_errkb, dry_run, out)
