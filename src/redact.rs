@@ -48,7 +48,8 @@ static PRIVATE_KEY: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Pass 2: tokens that say what they are: (the literal every such token
-/// starts with or contains, in lower case; the pattern). The
+/// starts with or contains, spelled and cased as in the pattern; the
+/// pattern). The
 /// formats follow the providers' published ones (gitleaks' rule set lists
 /// most); lengths are minimums, so longer variants are caught too. Each
 /// pattern is compiled only when a text holds its literal (see `TOKENS`).
@@ -67,53 +68,67 @@ const TOKEN_RULES: &[(&str, &str)] = &[
     ("xai-", r"xai-[A-Za-z0-9]{60,}"),
     ("lsv2_", r"lsv2_(?:pt|sk)_[A-Za-z0-9_]{30,}"),
     // source hosting, CI, registries
-    ("gh", r"gh[pousr]_[A-Za-z0-9]{30,}"),
+    ("ghp_", r"ghp_[A-Za-z0-9]{30,}"),
+    ("gho_", r"gho_[A-Za-z0-9]{30,}"),
+    ("ghu_", r"ghu_[A-Za-z0-9]{30,}"),
+    ("ghs_", r"ghs_[A-Za-z0-9]{30,}"),
+    ("ghr_", r"ghr_[A-Za-z0-9]{30,}"),
     ("github_pat_", r"github_pat_[A-Za-z0-9_]{30,}"),
-    (
-        "gl",
-        r"gl(?:pat|dt|rt|soat|cbt|ft|imt|agent|oas|ffct)-[A-Za-z0-9_-]{20,}|glptt-[a-f0-9]{40}",
-    ),
-    ("gr1348941", r"GR1348941[A-Za-z0-9_-]{20,}"),
+    ("glpat-", r"glpat-[A-Za-z0-9_-]{20,}"),
+    ("gldt-", r"gldt-[A-Za-z0-9_-]{20,}"),
+    ("glrt-", r"glrt-[A-Za-z0-9_-]{20,}"),
+    ("glsoat-", r"glsoat-[A-Za-z0-9_-]{20,}"),
+    ("glcbt-", r"glcbt-[A-Za-z0-9_-]{20,}"),
+    ("glft-", r"glft-[A-Za-z0-9_-]{20,}"),
+    ("glimt-", r"glimt-[A-Za-z0-9_-]{20,}"),
+    ("glagent-", r"glagent-[A-Za-z0-9_-]{20,}"),
+    ("gloas-", r"gloas-[A-Za-z0-9_-]{20,}"),
+    ("glffct-", r"glffct-[A-Za-z0-9_-]{20,}"),
+    ("glptt-", r"glptt-[a-f0-9]{40}"),
+    ("GR1348941", r"GR1348941[A-Za-z0-9_-]{20,}"),
     ("npm_", r"npm_[A-Za-z0-9]{36,}"),
     ("pypi-", r"pypi-[A-Za-z0-9_-]{50,}"),
     ("rubygems_", r"rubygems_[a-f0-9]{48}"),
-    ("clojars_", r"CLOJARS_[A-Za-z0-9]{60}"),
+    ("CLOJARS_", r"CLOJARS_[A-Za-z0-9]{60}"),
     ("dckr_pat_", r"dckr_pat_[A-Za-z0-9_-]{20,}"),
     ("bkua_", r"bkua_[a-f0-9]{40}"),
-    ("ccipat_", r"CCIPAT_[A-Za-z0-9_]{40,}"),
-    ("akcp", r"AKCp[A-Za-z0-9]{60,}"),
+    ("CCIPAT_", r"CCIPAT_[A-Za-z0-9_]{40,}"),
+    ("AKCp", r"AKCp[A-Za-z0-9]{60,}"),
     ("sgp_", r"sgp_[A-Za-z0-9_]{40,}"),
     ("rdme_", r"rdme_[a-z0-9]{70}"),
     // chat and messaging
     ("xox", r"xox[abposre]-[A-Za-z0-9-]{10,}|xoxe\.xox[bp]-[A-Za-z0-9-]{10,}"),
     ("xapp-", r"xapp-[0-9]-[A-Za-z0-9-]{10,}"),
-    ("sk", r"SK[0-9a-fA-F]{32}"),
-    ("sg.", r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
+    ("SK", r"SK[0-9a-fA-F]{32}"),
+    ("SG.", r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
     ("xkeysib-", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
     ("key-", r"(?:pub)?key-[A-Za-z0-9]{32}"),
     // clouds
-    ("a3t", r"A3T[A-Z0-9][A-Z0-9]{16}"),
-    ("akia", r"AKIA[A-Z0-9]{16}"),
-    ("asia", r"ASIA[A-Z0-9]{16}"),
-    ("abia", r"ABIA[A-Z0-9]{16}"),
-    ("acca", r"ACCA[A-Z0-9]{16}"),
-    ("aiza", r"AIza[A-Za-z0-9_-]{35}"),
-    ("gocspx-", r"GOCSPX-[A-Za-z0-9_-]{20,}"),
+    ("A3T", r"A3T[A-Z0-9][A-Z0-9]{16}"),
+    ("AKIA", r"AKIA[A-Z0-9]{16}"),
+    ("ASIA", r"ASIA[A-Z0-9]{16}"),
+    ("ABIA", r"ABIA[A-Z0-9]{16}"),
+    ("ACCA", r"ACCA[A-Z0-9]{16}"),
+    ("AIza", r"AIza[A-Za-z0-9_-]{35}"),
+    ("GOCSPX-", r"GOCSPX-[A-Za-z0-9_-]{20,}"),
     ("1//0", r"1//0[A-Za-z0-9_-]{30,}"),
     ("ya29.", r"ya29\.[A-Za-z0-9_-]{30,}"),
-    ("ltai", r"LTAI[A-Za-z0-9]{20}"),
+    ("LTAI", r"LTAI[A-Za-z0-9]{20}"),
     ("_v1_", r"do[opr]_v1_[a-f0-9]{64}"),
-    ("hrku-", r"HRKU-[A-Za-z0-9_-]{30,}"),
+    ("HRKU-", r"HRKU-[A-Za-z0-9_-]{30,}"),
     ("v1.0-", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{100,}"),
     (".atlasv1.", r"[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"),
-    ("hv", r"hv[sbr]\.[A-Za-z0-9_-]{24,}"),
+    ("hvs.", r"hvs\.[A-Za-z0-9_-]{24,}"),
+    ("hvb.", r"hvb\.[A-Za-z0-9_-]{24,}"),
+    ("hvr.", r"hvr\.[A-Za-z0-9_-]{24,}"),
     ("tskey-", r"tskey-[a-z]+-[A-Za-z0-9-]{20,}"),
     ("sbp_", r"sbp_[a-f0-9]{40}"),
     ("pscale_", r"pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_.=-]{32,}"),
     ("dapi", r"dapi[a-f0-9]{32}"),
     ("pul-", r"pul-[a-f0-9]{40}"),
     ("fo1_", r"fo1_[A-Za-z0-9_-]{43}"),
-    ("fm", r"fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}"),
+    ("fm1", r"fm1[ar]?_[A-Za-z0-9+/]{100,}={0,3}"),
+    ("fm2", r"fm2[ar]?_[A-Za-z0-9+/]{100,}={0,3}"),
     ("tk-us-", r"tk-us-[A-Za-z0-9_-]{48}"),
     ("rnd_", r"rnd_[A-Za-z0-9]{32,}"),
     ("nfp_", r"nfp_[A-Za-z0-9]{36,}"),
@@ -124,32 +139,39 @@ const TOKEN_RULES: &[(&str, &str)] = &[
     ("_prod_", r"(?:sk|rk|pk)_prod_[A-Za-z0-9]{10,}"),
     ("whsec_", r"whsec_[A-Za-z0-9]{20,}"),
     ("sq0", r"sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}"),
-    ("eaa", r"EAA[A-Za-z0-9_-]{30,}"),
-    ("shp", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+    ("EAA", r"EAA[A-Za-z0-9_-]{30,}"),
+    ("shpat_", r"shpat_[a-fA-F0-9]{32}"),
+    ("shpca_", r"shpca_[a-fA-F0-9]{32}"),
+    ("shppa_", r"shppa_[a-fA-F0-9]{32}"),
+    ("shpss_", r"shpss_[a-fA-F0-9]{32}"),
     ("shippo_", r"shippo_(?:live|test)_[a-fA-F0-9]{40}"),
     ("duffel_", r"duffel_(?:test|live)_[A-Za-z0-9_=-]{40,}"),
-    ("flw", r"FLW(?:SECK|PUBK)(?:_TEST)?-[A-Za-z0-9]{12,}(?:-X)?"),
-    ("ez", r"EZ[AT]K[A-Za-z0-9]{54}"),
+    ("FLW", r"FLW(?:SECK|PUBK)(?:_TEST)?-[A-Za-z0-9]{12,}(?:-X)?"),
+    ("EZAK", r"EZAK[A-Za-z0-9]{54}"),
+    ("EZTK", r"EZTK[A-Za-z0-9]{54}"),
     // tools and SaaS
-    ("pmak-", r"PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}"),
+    ("PMAK-", r"PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}"),
     ("lin_", r"lin_(?:api|oauth)_[A-Za-z0-9]{40}"),
     ("glsa_", r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
     ("glc_", r"glc_[A-Za-z0-9+/]{32,}={0,3}"),
-    ("eyjrijoi", r"eyJrIjoi[A-Za-z0-9]{40,}={0,3}"),
+    ("eyJrIjoi", r"eyJrIjoi[A-Za-z0-9]{40,}={0,3}"),
     ("dp.", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
     ("sntry", r"sntry[us]_[A-Za-z0-9+/=_]{40,}"),
     (
-        "age-secret-key-1",
+        "AGE-SECRET-KEY-1",
         r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
     ),
-    ("ops_eyj", r"ops_eyJ[A-Za-z0-9+/]{40,}={0,3}"),
-    ("att3", r"AT[AC]TT3[A-Za-z0-9_=-]{50,}"),
-    ("nr", r"NR(?:AK|II|JS)-[A-Za-z0-9-]{19,}"),
+    ("ops_eyJ", r"ops_eyJ[A-Za-z0-9+/]{40,}={0,3}"),
+    ("ATATT3", r"ATATT3[A-Za-z0-9_=-]{50,}"),
+    ("ATCTT3", r"ATCTT3[A-Za-z0-9_=-]{50,}"),
+    ("NRAK-", r"NRAK-[A-Za-z0-9-]{19,}"),
+    ("NRII-", r"NRII-[A-Za-z0-9-]{19,}"),
+    ("NRJS-", r"NRJS-[A-Za-z0-9-]{19,}"),
     ("figd_", r"figd_[A-Za-z0-9_-]{40,}"),
     ("secret_", r"secret_[A-Za-z0-9]{43}"),
     ("ntn_", r"ntn_[A-Za-z0-9]{40,}"),
     ("phx_", r"phx_[A-Za-z0-9]{40,}"),
-    ("cfpat-", r"CFPAT-[A-Za-z0-9_-]{40,}"),
+    ("CFPAT-", r"CFPAT-[A-Za-z0-9_-]{40,}"),
     ("dt0c01.", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
     ("fio-u-", r"fio-u-[A-Za-z0-9_=-]{64}"),
     ("tfp_", r"tfp_[A-Za-z0-9_.=-]{59}"),
@@ -159,11 +181,11 @@ const TOKEN_RULES: &[(&str, &str)] = &[
     ("_mmk", r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk"),
     ("_gitlab_session=", r"_gitlab_session=[0-9a-z]{32}"),
     // Azure AD client secrets: three characters, a digit, "Q~"
-    ("q~", r"[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}"),
+    ("Q~", r"[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}"),
     // Telegram bot tokens (often right after `bot` in the API's URLs)
-    (":a", r"[0-9]{5,16}:A[A-Za-z0-9_-]{34}"),
+    (":A", r"[0-9]{5,16}:A[A-Za-z0-9_-]{34}"),
     // JSON Web Tokens
-    ("eyj", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ("eyJ", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
 ];
 
 /// Each rule's pattern, compiled on first need. A token starts a word
@@ -301,10 +323,12 @@ pub fn redact_secrets(text: &str) -> Cow<'_, str> {
     if may_hold_token(text) {
         // a SIMD substring search per literal: for the texts hooks see,
         // cheaper than building a multi-pattern automaton in each process
+        // Literals are exact and case-sensitive, as the patterns are, so
+        // "unregister" does not compile the pattern of New Relic's NRAK-.
         let rules = TOKEN_RULES
             .iter()
             .enumerate()
-            .filter(|(_, (literal, _))| memchr::memmem::find(lower.as_bytes(), literal.as_bytes()).is_some())
+            .filter(|(_, (literal, _))| memchr::memmem::find(text.as_bytes(), literal.as_bytes()).is_some())
             .map(|(i, _)| i);
         for rule in rules {
             out = replace(out, token_rule(rule), |c| {
@@ -1014,6 +1038,15 @@ mod tests {
             "ValueError: Invalid token: expired",
         ] {
             assert_eq!(redact_secrets(text), text, "{text}");
+        }
+    }
+
+    #[test]
+    fn every_token_pattern_spells_its_literal() {
+        // The literal gates the pattern: spelled or cased otherwise, the
+        // pattern would never run.
+        for (literal, pattern) in TOKEN_RULES {
+            assert!(pattern.replace("\\.", ".").contains(literal), "{literal} / {pattern}");
         }
     }
 
