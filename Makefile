@@ -12,7 +12,7 @@ PY      := $(VENV)/bin/python
 MODEL   := $(DIST)/model/model.onnx
 ORT_LIB := $(DIST)/libonnxruntime.so.1.32.0
 
-.PHONY: all loadable deps venv model demo test test-rust test-sql bench redact-check format lint clean
+.PHONY: all loadable deps venv model demo test test-rust test-sql bench redact-check format lint clean real-errors
 
 all: loadable
 
@@ -53,6 +53,12 @@ TSC := .cache/npm/node_modules/.bin/tsc
 $(TSC):
 	@mkdir -p .cache/npm
 	cd .cache/npm && npm install --silent --no-audit --no-fund typescript@5.9.3 || echo "tsc not installed: its errors are left out of the corpus"
+
+# The real-error corpus (tests/fixtures/real_errors/corpus.json), captured
+# from real tools on broken inputs; needs locales-all and PostgreSQL's server
+# for the localized and psql messages. Rerun only to refresh the fixtures.
+real-errors: $(TSC)
+	python3 scripts/real_errors/generate.py
 
 demo: loadable model
 	@bash scripts/demo.sh
