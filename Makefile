@@ -12,7 +12,7 @@ PY      := $(VENV)/bin/python
 MODEL   := $(DIST)/model/model.onnx
 ORT_LIB := $(DIST)/libonnxruntime.so.1.32.0
 
-.PHONY: all loadable deps venv model demo test test-rust test-sql bench redact-check format lint clean real-errors
+.PHONY: all loadable deps venv model demo test test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
 
 all: loadable
 
@@ -39,7 +39,12 @@ venv: $(PY)
 # dist/model-fp32) and
 # ONNX Runtime's library from its PyPI wheel, both beside the extension,
 # where embed() looks for them.
-model: $(MODEL) $(ORT_LIB)
+model: $(MODEL) $(ORT_LIB) $(DIST)/model/errkb-thresholds.json
+
+# The test model's vector thresholds, calibrated on the real-error corpus
+# (make calibrate); the production model keeps the seed's.
+$(DIST)/model/errkb-thresholds.json: models/all-MiniLM-L6-v2-int8.thresholds.json $(MODEL)
+	cp $< $@
 
 $(MODEL): $(PY) scripts/bert_onnx.py
 	$(PY) scripts/bert_onnx.py minilm $(DIST)
@@ -48,7 +53,7 @@ $(ORT_LIB): $(PY)
 	@mkdir -p $(DIST)
 	cp $$($(PY) -c 'import onnxruntime, pathlib; print(next(pathlib.Path(onnxruntime.__file__).parent.glob("capi/libonnxruntime.so.*")))') $(ORT_LIB)
 
-# TypeScript's compiler, for the real-error corpus (tests/real_errors.py).
+# TypeScript's compiler, for the real-error corpus (scripts/real_errors).
 TSC := .cache/npm/node_modules/.bin/tsc
 $(TSC):
 	@mkdir -p .cache/npm
@@ -60,10 +65,20 @@ $(TSC):
 real-errors: $(TSC)
 	python3 scripts/real_errors/generate.py
 
+# Retrieval quality on the real-error corpus, held-in and held-out
+# (docs/EVAL.md); calibrate writes the test model's thresholds from the
+# held-in part.
+eval: loadable model
+	python3 scripts/eval.py --write docs/EVAL.md
+
+calibrate: loadable model
+	python3 scripts/eval.py --calibrate models/all-MiniLM-L6-v2-int8.thresholds.json
+	cp models/all-MiniLM-L6-v2-int8.thresholds.json $(DIST)/model/errkb-thresholds.json
+
 demo: loadable model
 	@bash scripts/demo.sh
 
-test: loadable model $(TSC) test-rust test-sql
+test: loadable model test-rust test-sql
 
 test-rust:
 	$(CARGO) test --locked --lib --bins
@@ -72,7 +87,7 @@ test-sql: venv
 	$(PY) -m pytest -q tests
 
 # The examples are the in-process timers scripts/bench.py runs.
-bench: loadable model $(TSC)
+bench: loadable model
 	$(CARGO) build --release --locked --examples
 	$(PY) scripts/bench.py
 

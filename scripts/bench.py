@@ -267,14 +267,6 @@ def embeddings():
                                  env={**os.environ, "ERRKB_MODEL": str(DIST / name)}))
         drift.append(f"| {a.replace(chr(39) * 2, chr(39))} / {b.replace(chr(39) * 2, chr(39))} | {published:.4f} "
                      f"| {got['model-fp32']:.4f} | {got['model']:.4f} ({got['model'] - published:+.4f}) |")
-    sys.path.insert(0, str(ROOT / "tests"))
-    import tempfile
-    from retrieval import evaluate
-    with tempfile.TemporaryDirectory() as tmp:
-        r = evaluate(Path(tmp))
-    retrieval_rows = [
-        f"| {x['verdict']} | {(x['hit'] or {}).get('stage', '–')} | {x['nearest']:.3f} | `{x['query'][:90]}` |"
-        for x in r["results"]]
     return f"""
 ## Embeddings: embed(), the vector stage, the batch job
 
@@ -331,25 +323,7 @@ Goal: at most 5 ms at 10k.
 
 ### Retrieval on real tool errors
 
-`tests/real_errors.py` runs node, python, tsc, rustc, gcc, git, bash,
-sqlite3 and npm on broken inputs. The knowledge base learns one error per
-problem; queries are other failures of the same problems, worded
-differently (other tools, other names), plus errors of kinds it never saw.
-Test model (int8), SPEC thresholds (L2 0.76, and 0.85 with a shared keyword).
-
-Precision **{r['precision']:.2f}**, recall **{r['recall']:.2f}** ({r['correct']} of {r['positives']} found with the right fix,
-{r['wrong']} with a wrong fix, {r['false_hits']} of {r['negatives']} unrelated errors matched).
-
-| verdict | stage | nearest L2 | query |
-|---|---|---:|---|
-{chr(10).join(retrieval_rows)}
-
-The misses are not near misses: their nearest stored error is at L2 0.9
-to 1.1, so no threshold in reach of the SPEC's would find them without
-also matching unrelated errors (those sit at 0.82 to 1.16). This English
-6-layer test model does not place these cross-tool paraphrases close; the
-thresholds were tuned on the multilingual 12-layer production model,
-which cannot be measured here (no download).
+Measured by `make eval` on the real-error corpus: docs/EVAL.md.
 """
 
 

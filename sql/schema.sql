@@ -68,6 +68,99 @@ CREATE TABLE IF NOT EXISTS resolved_errors (
   ts TEXT NOT NULL
 );
 
+-- What identifies each error_kb row's error: error_signature() of its text
+-- (translated to English with message_catalog), without the boilerplate
+-- of tracebacks, loaders and compiler excerpts. kb_search's key: exact and
+-- prefix stages on it (range scans of idx_error_kb_signature), and the
+-- text the vector stage embeds. A table beside error_kb, not a column, so
+-- that error_kb keeps its shape for the original system; errkb's writers
+-- fill it, the embedding job fills it for rows others wrote.
+CREATE TABLE IF NOT EXISTS error_kb_signatures (
+  error_kb_id INTEGER PRIMARY KEY,
+  signature TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_error_kb_signature ON error_kb_signatures(signature);
+
+-- The fixes learned for each error, each with its own count: one error
+-- may be fixed in several ways (`Cannot find module 'express'`: install
+-- it; `Cannot find module './utils'`: fix the path). error_kb.resolution
+-- keeps the latest fix (SPEC §5), for the original system and for old
+-- writers; kb_search chooses among these: the fix whose original error is
+-- closest to the query, then the most used, then the newest.
+--   error_headline  the original error's identifying line, values kept
+--                   (redacted): what "closest" is judged on, and what the
+--                   advice quotes
+--   fix_key         what makes two fixes the same fix
+--   use_count       times learned plus times advised (sums across machines)
+CREATE TABLE IF NOT EXISTS kb_fixes (
+  id INTEGER PRIMARY KEY,
+  error_kb_id INTEGER NOT NULL,
+  error_headline TEXT NOT NULL DEFAULT '',
+  resolution TEXT NOT NULL,
+  fix_key TEXT NOT NULL,
+  use_count INTEGER NOT NULL DEFAULT 1,
+  ts TEXT NOT NULL,
+  last_used TEXT,
+  UNIQUE (error_kb_id, error_headline, fix_key)
+);
+
+-- Localized messages of the machine's gettext catalogs and their English
+-- originals, filled by `errkb catalog` (at install, for the user's
+-- languages): translate_messages() looks up the pieces of a line by anchor
+-- (the longest literal piece of the translation).
+CREATE TABLE IF NOT EXISTS message_catalog (
+  lang TEXT NOT NULL,
+  domain TEXT NOT NULL,
+  anchor TEXT NOT NULL,
+  msgid TEXT NOT NULL,
+  msgstr TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_message_catalog_anchor ON message_catalog(anchor);
+
+-- Learning a fix, in one place for every writer (the hooks, errkb record):
+-- `INSERT INTO kb_learn (...)` runs the SPEC §5 UPSERT on error_kb, then
+-- keeps the signature, the fix (several per error, each counted) and the
+-- file names the error concerns. Needs the extension (normalize_error,
+-- error_signature, path_names); the original system never writes here.
+--   error_raw   the error as the tool printed it (redacted; the first 500
+--               characters are stored in error_kb)
+--   error_key   its normalize_error() key (SPEC §5), computed when NULL
+--   signature   its error_signature(), computed when NULL
+--   headline    its identifying line with the values
+CREATE VIEW IF NOT EXISTS kb_learn (ts, error_raw, error_key, signature, headline, resolution, resolved_by,
+                                    tool_sequence) AS
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL;
+
+CREATE TRIGGER IF NOT EXISTS kb_learn_insert INSTEAD OF INSERT ON kb_learn
+BEGIN
+  INSERT INTO error_kb (ts, error_normalized, error_raw, resolution, resolved_by, tool_sequence, use_count)
+  VALUES (new.ts, coalesce(new.error_key, normalize_error(new.error_raw)), substr(new.error_raw, 1, 500),
+          new.resolution, new.resolved_by, new.tool_sequence, 1)
+  ON CONFLICT(error_normalized) DO UPDATE SET
+    ts = excluded.ts, error_raw = excluded.error_raw, resolution = excluded.resolution,
+    resolved_by = excluded.resolved_by, tool_sequence = excluded.tool_sequence,
+    use_count = use_count + 1;
+
+  INSERT INTO error_kb_signatures (error_kb_id, signature)
+  SELECT id, coalesce(new.signature, error_signature(translate_messages(new.error_raw)))
+  FROM error_kb WHERE error_normalized = coalesce(new.error_key, normalize_error(new.error_raw))
+  ON CONFLICT(error_kb_id) DO UPDATE SET signature = excluded.signature;
+
+  INSERT INTO kb_fixes (error_kb_id, error_headline, resolution, fix_key, use_count, ts)
+  SELECT id, coalesce(new.headline, error_headline(translate_messages(new.error_raw)), ''), new.resolution,
+         fix_key(new.resolution), 1, new.ts
+  FROM error_kb WHERE error_normalized = coalesce(new.error_key, normalize_error(new.error_raw))
+  ON CONFLICT(error_kb_id, error_headline, fix_key) DO UPDATE SET
+    resolution = excluded.resolution, use_count = use_count + 1, ts = excluded.ts;
+
+  INSERT OR IGNORE INTO error_kb_files (file_name, error_kb_id)
+  SELECT f.value, kb.id
+  FROM error_kb AS kb,
+       json_each(path_names(coalesce(new.error_raw, '') || ' '
+         || coalesce(CASE WHEN json_valid(new.resolution) THEN json_extract(new.resolution, '$.file') END, ''))) AS f
+  WHERE kb.error_normalized = coalesce(new.error_key, normalize_error(new.error_raw));
+END;
+
 CREATE TABLE IF NOT EXISTS analysis_cache (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   ts TEXT NOT NULL,
@@ -138,6 +231,19 @@ DELETE FROM error_kb WHERE (SELECT user_version FROM pragma_user_version) < 5
   AND (redact_secrets(error_normalized) <> error_normalized OR redact_secrets(error_raw) <> error_raw);
 PRAGMA secure_delete = OFF;
 
+-- Version 6: search on signatures. Give every row its signature and its
+-- current fix as a counted fix, and drop the vectors of the old keys (the
+-- embedding job embeds the signatures).
+INSERT OR IGNORE INTO error_kb_signatures (error_kb_id, signature)
+SELECT id, error_signature(translate_messages(coalesce(error_raw, error_normalized))) FROM error_kb
+WHERE (SELECT user_version FROM pragma_user_version) < 6;
+INSERT OR IGNORE INTO kb_fixes (error_kb_id, error_headline, resolution, fix_key, use_count, ts, last_used)
+SELECT id, coalesce(error_headline(translate_messages(coalesce(error_raw, error_normalized))), ''), resolution,
+       fix_key(resolution), max(coalesce(use_count, 1), 1), ts, last_used
+FROM error_kb
+WHERE (SELECT user_version FROM pragma_user_version) < 6 AND resolution IS NOT NULL;
+DELETE FROM vec_error_kb WHERE (SELECT user_version FROM pragma_user_version) < 6;
+
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 5;
+PRAGMA user_version = 6;

@@ -37,6 +37,54 @@ pub struct Embedder {
     wants_token_type_ids: bool,
     /// What of a text is tokenized at most (see BYTES_PER_TOKEN).
     max_input_bytes: usize,
+    /// The vector stage's distances for this model.
+    pub thresholds: Thresholds,
+}
+
+/// Where the vector stage draws its lines, on vec0's L2 distance between
+/// unit vectors (L2² = 2 − 2·cosine). They belong to one model: each model
+/// directory may hold its own, calibrated on a labelled corpus (`make
+/// calibrate`), in `errkb-thresholds.json`:
+/// `{"match_distance": 0.5, "keyword_check_distance": 0.6}`. Without one,
+/// the seed's values, tuned for the production model, apply.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
+pub struct Thresholds {
+    /// Nearer than this: a match.
+    pub match_distance: f64,
+    /// Nearer than this (but not match_distance): a match only if the
+    /// texts share a keyword.
+    pub keyword_check_distance: f64,
+}
+
+impl Thresholds {
+    /// The seed's values (L2 0.76 ≈ cosine 0.71, 0.85 ≈ 0.64).
+    pub const SEED: Thresholds = Thresholds {
+        match_distance: 0.76,
+        keyword_check_distance: 0.85,
+    };
+    pub const FILE: &'static str = "errkb-thresholds.json";
+
+    /// The model's own thresholds. `ERRKB_THRESHOLDS=match,keyword`
+    /// overrides them, for calibration (scripts/eval.py --calibrate).
+    pub fn of_model(dir: &std::path::Path) -> Thresholds {
+        if let Some((m, k)) = std::env::var("ERRKB_THRESHOLDS")
+            .ok()
+            .as_deref()
+            .and_then(|v| v.split_once(','))
+        {
+            if let (Ok(match_distance), Ok(keyword_check_distance)) = (m.trim().parse(), k.trim().parse()) {
+                return Thresholds {
+                    match_distance,
+                    keyword_check_distance,
+                };
+            }
+        }
+        std::fs::read_to_string(dir.join(Self::FILE))
+            .ok()
+            .and_then(|text| serde_json::from_str::<Thresholds>(&text).ok())
+            .filter(|t| t.match_distance.is_finite() && t.keyword_check_distance.is_finite())
+            .unwrap_or(Self::SEED)
+    }
 }
 
 impl Embedder {
@@ -70,6 +118,7 @@ impl Embedder {
             pad_id,
             wants_token_type_ids,
             max_input_bytes: max_tokens * BYTES_PER_TOKEN,
+            thresholds: Thresholds::of_model(&files.dir),
         })
     }
 

@@ -8,7 +8,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use sqlite_loadable::prelude::*;
 use sqlite_loadable::{api, Error, FunctionFlags, Result};
 
-use crate::{embed, model_files, normalize, paths_in_text, redact, resolution, search, similarity, version};
+use crate::{
+    catalog, command, embed, model_files, normalize, paths_in_text, redact, resolution, search, signature, similarity,
+    version,
+};
 
 pub type ScalarFn = fn(*mut sqlite3_context, &[*mut sqlite3_value]) -> Result<()>;
 
@@ -34,6 +37,42 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         name: "normalize_error",
         n_args: 1,
         func: normalize_error,
+        flags: PURE,
+    },
+    ScalarFunction {
+        name: "error_signature",
+        n_args: 1,
+        func: error_signature,
+        flags: PURE,
+    },
+    ScalarFunction {
+        name: "translate_messages",
+        n_args: 1,
+        func: translate_messages,
+        flags: INFO,
+    },
+    ScalarFunction {
+        name: "error_headline",
+        n_args: 1,
+        func: error_headline,
+        flags: PURE,
+    },
+    ScalarFunction {
+        name: "fix_key",
+        n_args: 1,
+        func: fix_key,
+        flags: PURE,
+    },
+    ScalarFunction {
+        name: "command_subject",
+        n_args: 1,
+        func: command_subject,
+        flags: PURE,
+    },
+    ScalarFunction {
+        name: "error_codes",
+        n_args: 1,
+        func: error_codes,
         flags: PURE,
     },
     ScalarFunction {
@@ -165,6 +204,43 @@ fn text_to_text<T: AsRef<str>>(
 
 fn normalize_error(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
     text_to_text(ctx, args, normalize::normalize_error)
+}
+
+fn error_signature(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    text_to_text(ctx, args, |text| signature::signature(text).text)
+}
+
+/// Reads the `message_catalog` table of the calling connection.
+fn translate_messages(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    let Some(text) = text_arg(args, 0) else {
+        api::result_null(ctx);
+        return Ok(());
+    };
+    let db = api::context_db_handle(ctx);
+    let english = catalog::translate(db, &text).map_err(Error::new_message)?;
+    api::result_text(ctx, english)?;
+    Ok(())
+}
+
+fn error_headline(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    text_to_text(ctx, args, |text| signature::signature(text).headline)
+}
+
+fn fix_key(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    text_to_text(ctx, args, resolution::fix_key)
+}
+
+/// NULL for a command with no program in it.
+fn command_subject(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    match text_arg(args, 0).and_then(|c| command::command_subject(&c)) {
+        Some(subject) => api::result_text(ctx, subject)?,
+        None => api::result_null(ctx),
+    }
+    Ok(())
+}
+
+fn error_codes(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    text_to_text(ctx, args, signature::codes_json)
 }
 
 fn keyword_overlap(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {

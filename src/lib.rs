@@ -2,6 +2,8 @@
 //! loadable extension. `.load ./errkb` registers everything below, plus
 //! sqlite-vec (`vec0`, `vec_*`), so one load gives the whole SQL surface.
 
+pub mod catalog;
+pub mod command;
 pub mod embed;
 mod embed_batch;
 mod functions;
@@ -12,6 +14,7 @@ pub mod paths_in_text;
 pub mod redact;
 pub mod resolution;
 mod search;
+pub mod signature;
 pub mod similarity;
 mod sqlite;
 pub mod unigram;

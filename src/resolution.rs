@@ -35,6 +35,29 @@ pub fn resolution_text(resolution: &str) -> String {
     line
 }
 
+/// What makes two fixes of one error the same fix: what was done (the
+/// commands, the edits, the command that worked, the file), not when or in
+/// which session. A resolution that is not a JSON object is its own key.
+pub fn fix_key(resolution: &str) -> String {
+    let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(resolution) else {
+        return resolution.to_owned();
+    };
+    let mut key = Vec::new();
+    for field in ["commands", "edits", "command", "file"] {
+        if let Some(value) = fields.get(field).filter(|v| !v.is_null()) {
+            key.push(format!("{field}={value}"));
+        }
+    }
+    if key.is_empty() {
+        for field in ["resolvedBy", "tool", "toolSequence"] {
+            if let Some(value) = fields.get(field) {
+                key.push(format!("{field}={value}"));
+            }
+        }
+    }
+    key.join("\u{1f}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -48,6 +71,16 @@ mod tests {
             "cross_tool_resolution (Edit)"
         );
         assert_eq!(resolution_text(r#"{"file":"a.ts"}"#), "resolved; file: a.ts");
+    }
+
+    #[test]
+    fn fix_keys_ignore_when_and_where() {
+        let a = r#"{"resolvedBy":"success_after_error","tool":"Bash","command":"pip install x","sessionId":"s1"}"#;
+        let b = r#"{"resolvedBy":"success_after_error","tool":"Bash","command":"pip install x","sessionId":"s2"}"#;
+        let c = r#"{"resolvedBy":"success_after_error","tool":"Bash","command":"pip install y","sessionId":"s1"}"#;
+        assert_eq!(fix_key(a), fix_key(b));
+        assert_ne!(fix_key(a), fix_key(c));
+        assert_eq!(fix_key("plain text"), "plain text");
     }
 
     #[test]

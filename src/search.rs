@@ -1,16 +1,27 @@
-//! `kb_search(query)`: the best past resolution for an already-normalised
-//! error, found by the strong-signal shortcut: the cheapest stage that
-//! answers wins.
+//! `kb_search(query)`: the best past fix for an error, found by the
+//! strong-signal shortcut: the cheapest stage that answers wins.
 //!
-//! 1. exact: `error_normalized = query` (unique index);
-//! 2. prefix: rows starting with the query's first 30 characters (ASCII
-//!    case-insensitive, as SQL `LIKE` without wildcards), whose length is
-//!    close to the query's (idx_error_kb_prefix);
-//! 3. vector: nearest neighbours of the query's embedding (see `embed`).
+//! The query is the error as the tool printed it (or its normalize_error()
+//! key, as v0.1 callers pass it). Its localized messages are put back into
+//! English (translate_messages) and its signature taken (error_signature):
+//! the stages compare signatures, never the boilerplate around them.
 //!
-//! Only rows with a resolution are returned. The search is read-only (the
-//! caller records a hit) and never raises: a stage that fails, because a
-//! table or the model is missing, counts as "no match".
+//! 1. exact: the same signature (idx_error_kb_signature);
+//! 2. prefix: signatures starting with the query's first 30 characters,
+//!    close in length (a range of the same index);
+//! 3. vector: nearest neighbours of the signature's embedding, within the
+//!    model's thresholds (`errkb-thresholds.json`, else the seed's).
+//!
+//! In every stage a candidate whose identifiers of one kind differ from the
+//! query's (`TS2307` vs `TS2305`, `ENOENT` vs `EACCES`), or whose first
+//! value is of another kind (a package vs a relative path), is vetoed. Among
+//! the fixes of the candidates, the one whose original error is closest
+//! wins: the same values, then values of the same kinds; then the most
+//! used, then the newest.
+//!
+//! The search is read-only (the caller records a hit) and never raises: a
+//! stage that fails, because a table or the model is missing, counts as
+//! "no match".
 
 use std::ffi::c_int;
 
@@ -18,32 +29,26 @@ use sqlite_loadable::prelude::*;
 use sqlite_loadable::table::{BestIndexError, ConstraintOperator, IndexInfo, VTab, VTabArguments, VTabCursor};
 use sqlite_loadable::{api, Result};
 
+use crate::signature::{signature, Signature};
 use crate::sqlite::{Statement, Value};
 
-/// How many leading characters (code points, as SQLite's `substr` and
-/// `LIKE` count them) of the query a prefix match must share. Also written
-/// into idx_error_kb_prefix and the prefix queries.
+/// How many leading characters (code points) of the signature a prefix
+/// match must share.
 pub const PREFIX_CHARS: usize = 30;
 /// A prefix match counts only when `length_ratio(query, row) >= 0.7`.
 pub const MIN_PREFIX_LENGTH_RATIO: f64 = 0.7;
+/// Neighbours the vector stage looks at.
+const NEIGHBOURS: i64 = 5;
 
-/// Vector stage thresholds, on vec0's default L2 distance between unit
-/// vectors (L2² = 2 − 2·cosine, so L2 0.76 ≈ cosine similarity 0.71 and
-/// L2 0.85 ≈ 0.64). The original system called them "cosine distance" but
-/// tuned them on L2.
-/// Nearer than this: a match.
-pub const MATCH_DISTANCE: f64 = 0.76;
-/// Nearer than this (but not MATCH_DISTANCE): a match only if the texts
-/// also share a keyword.
-pub const KEYWORD_CHECK_DISTANCE: f64 = 0.85;
-
-/// The stage queries. Each returns the `error_kb` columns in the order
-/// kb_search returns them (KB_COLUMN_COUNT of them).
+/// The candidate fixes of the error_kb rows a stage found. Each row: the
+/// error_kb columns in kb_search's order (KB_COLUMN_COUNT), then the fix's
+/// id, its original headline and the fix's time.
+const CANDIDATES_SQL: &str = include_str!("../sql/search/candidates.sql");
 const EXACT_SQL: &str = include_str!("../sql/search/exact.sql");
 const PREFIX_SQL: &str = include_str!("../sql/search/prefix.sql");
-const SHORT_PREFIX_SQL: &str = include_str!("../sql/search/prefix_short.sql");
 const VECTOR_SQL: &str = include_str!("../sql/search/vector.sql");
 const KB_COLUMN_COUNT: usize = 9;
+const MAX_CANDIDATES: usize = 200;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
@@ -62,19 +67,30 @@ impl Stage {
     }
 }
 
-/// A matching `error_kb` row and how it was found.
+/// A matching fix and how it was found.
 #[derive(Debug, Clone)]
 pub struct Hit {
+    /// The error_kb columns, with the chosen fix's resolution and count.
     pub row: Vec<Value>,
     pub stage: Stage,
     /// Vector distance; `None` for the text stages.
     pub distance: Option<f64>,
+    /// The kb_fixes row; `None` for a row only an old writer filled.
+    pub fix_id: Option<i64>,
+    /// The original error's identifying line (values kept).
+    pub headline: String,
+    /// Other fixes known for this error (not vetoed).
+    pub other_fixes: i64,
 }
 
-type StageFn = fn(*mut sqlite3, &str) -> std::result::Result<Option<Hit>, String>;
-
-/// The stages, cheapest first.
-const STAGES: &[StageFn] = &[exact_match, prefix_match, vector_match];
+/// One candidate fix.
+struct Candidate {
+    row: Vec<Value>,
+    fix_id: Option<i64>,
+    headline: String,
+    use_count: i64,
+    ts: String,
+}
 
 /// The best hit for `query`, or `None`. Never fails: a stage that errors
 /// (no table yet, no model) is passed over like a stage that misses. With
@@ -82,17 +98,67 @@ const STAGES: &[StageFn] = &[exact_match, prefix_match, vector_match];
 /// "why did this not match?".
 pub fn best_match(db: *mut sqlite3, query: &str) -> Option<Hit> {
     let trace = std::env::var_os("ERRKB_TRACE").is_some();
-    STAGES.iter().find_map(|stage| match stage(db, query) {
-        Ok(hit) => hit,
+    let english = crate::catalog::translate(db, query).unwrap_or_else(|_| query.to_string());
+    let sig = signature(&english);
+    if trace {
+        eprintln!("kb_search: signature {:?} {:?}", sig.text, sig.identifiers);
+    }
+    if sig.text.is_empty() {
+        return None;
+    }
+    let stages: [(Stage, StageFn); 3] = [
+        (Stage::Exact, exact_match),
+        (Stage::Prefix, prefix_match),
+        (Stage::Vector, vector_match),
+    ];
+    let query = Query {
+        sig,
+        key: legacy_key(query),
+        normalized: crate::normalize::normalize_error(query),
+    };
+    stages.iter().find_map(|(stage, run)| match run(db, &query) {
+        Ok(hit) => {
+            if trace {
+                eprintln!(
+                    "kb_search: {} stage: {}",
+                    stage.name(),
+                    if hit.is_some() { "hit" } else { "no match" }
+                );
+            }
+            hit
+        }
         Err(e) => {
             if trace {
-                eprintln!("kb_search: stage failed: {e}");
+                eprintln!("kb_search: {} stage failed: {e}", stage.name());
             }
             *LAST_FAILURE.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
             None
         }
     })
 }
+
+/// The SPEC §4 key of a query, for rows that have no signature yet: v0.1
+/// callers pass an already-normalised key (a line of at most 200
+/// characters), which is used as it is; a tool's output is normalised.
+fn legacy_key(query: &str) -> String {
+    if !query.contains('\n') && query.encode_utf16().count() <= 200 {
+        query.to_string()
+    } else {
+        crate::normalize::normalize_error(query)
+    }
+}
+
+/// What the stages search with: the signature, and the SPEC §4 key for
+/// rows that have no signature yet (written by others, before the
+/// embedding job gave them one).
+struct Query {
+    sig: Signature,
+    key: String,
+    /// normalize_error() of the query, which a raw error's row has as key.
+    normalized: String,
+}
+
+type StageFn = fn(*mut sqlite3, &Query) -> std::result::Result<Option<Hit>, String>;
 
 /// The last stage failure kb_search passed over, for the hooks to log
 /// (`errkb_last_search_error()` reads and clears it).
@@ -102,96 +168,176 @@ pub fn take_last_failure() -> Option<String> {
     LAST_FAILURE.lock().unwrap_or_else(|p| p.into_inner()).take()
 }
 
-fn exact_match(db: *mut sqlite3, query: &str) -> std::result::Result<Option<Hit>, String> {
+fn exact_match(db: *mut sqlite3, query: &Query) -> std::result::Result<Option<Hit>, String> {
     let mut stmt = Statement::prepare(db, EXACT_SQL)?;
-    stmt.bind_text(1, query)?;
-    first_hit(stmt, Stage::Exact)
+    stmt.bind_text(1, &query.sig.text)?;
+    stmt.bind_text(2, &query.key)?;
+    stmt.bind_text(3, &query.normalized)?;
+    let ids = column_ids(&mut stmt)?;
+    Ok(choose(&query.sig, candidates(db, &ids)?, Stage::Exact, None))
 }
 
-fn prefix_match(db: *mut sqlite3, query: &str) -> std::result::Result<Option<Hit>, String> {
-    if query.is_empty() {
-        // Every row would be a candidate and none can pass the ratio.
-        return Ok(None);
-    }
-    // Byte offset just past the first PREFIX_CHARS characters, if the query has that many.
-    let head_end = query
+fn prefix_match(db: *mut sqlite3, query: &Query) -> std::result::Result<Option<Hit>, String> {
+    let (head, upper) = prefix_range(&query.sig.text);
+    let (key_head, key_upper) = prefix_range(&query.key);
+    let mut stmt = Statement::prepare(db, PREFIX_SQL)?;
+    stmt.bind_text(1, head)?;
+    stmt.bind_text_bytes(2, &upper)?;
+    stmt.bind_text(3, &query.sig.text)?;
+    stmt.bind_double(4, MIN_PREFIX_LENGTH_RATIO)?;
+    stmt.bind_text(5, key_head)?;
+    stmt.bind_text_bytes(6, &key_upper)?;
+    stmt.bind_text(7, &query.key)?;
+    let ids = column_ids(&mut stmt)?;
+    Ok(choose(&query.sig, candidates(db, &ids)?, Stage::Prefix, None))
+}
+
+/// The first PREFIX_CHARS characters of `text`, and the bound just past
+/// every text that starts with them (their bytes and 0xFF).
+fn prefix_range(text: &str) -> (&str, Vec<u8>) {
+    let end = text
         .char_indices()
         .map(|(at, _)| at)
-        .chain([query.len()])
+        .chain([text.len()])
         .nth(PREFIX_CHARS);
-    let mut stmt = match head_end {
-        Some(end) => {
-            let mut stmt = Statement::prepare(db, PREFIX_SQL)?;
-            stmt.bind_text(1, &query[..end])?;
-            stmt.bind_text(2, query)?;
-            stmt
-        }
-        None => {
-            let mut upper = query.as_bytes().to_vec();
-            upper.push(0xFF);
-            let mut stmt = Statement::prepare(db, SHORT_PREFIX_SQL)?;
-            stmt.bind_text(1, query)?;
-            stmt.bind_text_bytes(2, &upper)?;
-            stmt
-        }
-    };
-    stmt.bind_double(3, MIN_PREFIX_LENGTH_RATIO)?;
-    first_hit(stmt, Stage::Prefix)
+    let head = &text[..end.unwrap_or(text.len())];
+    let mut upper = head.as_bytes().to_vec();
+    upper.push(0xFF);
+    (head, upper)
 }
 
-fn vector_match(db: *mut sqlite3, query: &str) -> std::result::Result<Option<Hit>, String> {
+fn vector_match(db: *mut sqlite3, query: &Query) -> std::result::Result<Option<Hit>, String> {
+    let sig = &query.sig;
     // Cheap checks first: no vector table, or an empty one, needs no model.
     let mut any = Statement::prepare(db, "SELECT 1 FROM vec_error_kb LIMIT 1")?;
     if !any.step()? {
         return Ok(None);
     }
-    let Some(vector) = crate::embed::with_embedder(|e| e.embed(&[query]))?.pop().flatten() else {
-        return Ok(None);
-    };
+    let (vector, thresholds) =
+        crate::embed::with_embedder(|e| Ok((e.embed(&[sig.text.as_str()])?.pop().flatten(), e.thresholds)))?;
+    let Some(vector) = vector else { return Ok(None) };
     let mut stmt = Statement::prepare(db, VECTOR_SQL)?;
     stmt.bind_blob(1, &crate::embed::to_blob(&vector))?;
-    let Some(mut hit) = first_hit(stmt, Stage::Vector)? else {
-        return Ok(None);
-    };
-    let distance = hit.distance.take().unwrap_or(f64::INFINITY);
-    let key = hit.row[2].as_text().unwrap_or_default();
-    Ok(vector_accepts(distance, query, key).then_some(Hit {
-        distance: Some(distance),
-        ..hit
-    }))
+    stmt.bind_int64(2, NEIGHBOURS)?;
+    let mut neighbours = Vec::new();
+    while stmt.step()? {
+        if let (Value::Integer(id), Value::Text(text), Value::Real(distance)) =
+            (stmt.column(0), stmt.column(1), stmt.column(2))
+        {
+            neighbours.push((id, text, distance));
+        }
+    }
+    // Nearest first; the first neighbour that passes the thresholds and
+    // has a fix that is not vetoed answers.
+    for (id, text, distance) in neighbours {
+        if !vector_accepts(&thresholds, distance, &sig.text, &text) {
+            break;
+        }
+        if let Some(hit) = choose(sig, candidates(db, &[id])?, Stage::Vector, Some(distance)) {
+            return Ok(Some(hit));
+        }
+    }
+    Ok(None)
 }
 
-/// Whether the nearest row at `distance` is a match for `query`.
-pub fn vector_accepts(distance: f64, query: &str, key: &str) -> bool {
-    if distance < MATCH_DISTANCE {
+/// The first column of every row, as ids.
+fn column_ids(stmt: &mut Statement) -> std::result::Result<Vec<i64>, String> {
+    let mut ids = Vec::new();
+    while stmt.step()? {
+        if let Value::Integer(id) = stmt.column(0) {
+            ids.push(id);
+        }
+    }
+    Ok(ids)
+}
+
+/// Whether a neighbour at `distance` is a match for `query`.
+pub fn vector_accepts(thresholds: &crate::embed::Thresholds, distance: f64, query: &str, key: &str) -> bool {
+    if distance < thresholds.match_distance {
         true
-    } else if distance < KEYWORD_CHECK_DISTANCE {
+    } else if distance < thresholds.keyword_check_distance {
         crate::similarity::keyword_overlap(query, key) >= 1
     } else {
         false
     }
 }
 
-fn first_hit(mut stmt: Statement, stage: Stage) -> std::result::Result<Option<Hit>, String> {
-    if !stmt.step()? {
-        return Ok(None);
+/// The fixes of the error_kb rows `ids`.
+fn candidates(db: *mut sqlite3, ids: &[i64]) -> std::result::Result<Vec<Candidate>, String> {
+    let mut out = Vec::new();
+    let mut stmt = Statement::prepare(db, CANDIDATES_SQL)?;
+    for id in ids {
+        stmt.reset()?;
+        stmt.bind_int64(1, *id)?;
+        while out.len() < MAX_CANDIDATES && stmt.step()? {
+            let row: Vec<Value> = (0..KB_COLUMN_COUNT as c_int).map(|i| stmt.column(i)).collect();
+            let at = KB_COLUMN_COUNT as c_int;
+            let fix_id = match stmt.column(at) {
+                Value::Integer(id) => Some(id),
+                _ => None,
+            };
+            let headline = stmt.column(at + 1).as_text().unwrap_or_default().to_string();
+            let use_count = match &row[7] {
+                Value::Integer(n) => *n,
+                _ => 0,
+            };
+            let ts = stmt.column(at + 2).as_text().unwrap_or_default().to_string();
+            out.push(Candidate {
+                row,
+                fix_id,
+                headline,
+                use_count,
+                ts,
+            });
+        }
     }
-    let row = (0..KB_COLUMN_COUNT as c_int).map(|i| stmt.column(i)).collect();
-    // The vector stage's query has the distance after the row's columns.
-    let distance = match stmt.column(KB_COLUMN_COUNT as c_int) {
-        Value::Real(d) => Some(d),
-        _ => None,
-    };
-    Ok(Some(Hit { row, stage, distance }))
+    Ok(out)
+}
+
+/// The best candidate for `query`: vetoed ones out; then the closest
+/// original error, the most used, the newest.
+fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance: Option<f64>) -> Option<Hit> {
+    // Identifiers and values are compared on the identifying lines alone,
+    // the same way on both sides.
+    let query_line = signature(&query.headline);
+    let mut kept: Vec<(u8, Candidate)> = candidates
+        .into_iter()
+        .filter_map(|c| {
+            let original = signature(&c.headline);
+            if !c.headline.is_empty() && query_line.conflicts_with(&original) {
+                return None;
+            }
+            let closeness = if c.headline.is_empty() {
+                0
+            } else {
+                query_line.value_closeness(&original)
+            };
+            Some((closeness, c))
+        })
+        .collect();
+    kept.sort_by(|(ca, a), (cb, b)| cb.cmp(ca).then(b.use_count.cmp(&a.use_count)).then(b.ts.cmp(&a.ts)));
+    let other_fixes = kept.len().saturating_sub(1) as i64;
+    let (_, best) = kept.into_iter().next()?;
+    Some(Hit {
+        row: best.row,
+        stage,
+        distance,
+        fix_id: best.fix_id,
+        headline: best.headline,
+        other_fixes,
+    })
 }
 
 // ---- the table-valued function -------------------------------------------
 
 const TABLE_SCHEMA: &str = "CREATE TABLE x(id, ts, error_normalized, error_raw, resolution, \
-     resolved_by, tool_sequence, use_count, last_used, stage, distance, query HIDDEN)";
+     resolved_by, tool_sequence, use_count, last_used, stage, distance, fix_id, headline, other_fixes, query HIDDEN)";
 const STAGE_COLUMN: c_int = KB_COLUMN_COUNT as c_int;
 const DISTANCE_COLUMN: c_int = STAGE_COLUMN + 1;
-const QUERY_COLUMN: c_int = DISTANCE_COLUMN + 1;
+const FIX_ID_COLUMN: c_int = DISTANCE_COLUMN + 1;
+const HEADLINE_COLUMN: c_int = FIX_ID_COLUMN + 1;
+const OTHER_FIXES_COLUMN: c_int = HEADLINE_COLUMN + 1;
+const QUERY_COLUMN: c_int = OTHER_FIXES_COLUMN + 1;
 /// idxNum telling xFilter that the query argument is present.
 const HAS_QUERY: c_int = 1;
 
@@ -272,6 +418,12 @@ impl VTabCursor for KbSearchCursor {
                 Some(d) => api::result_double(ctx, d),
                 None => api::result_null(ctx),
             },
+            FIX_ID_COLUMN => match hit.fix_id {
+                Some(id) => api::result_int64(ctx, id),
+                None => api::result_null(ctx),
+            },
+            HEADLINE_COLUMN => api::result_text(ctx, &hit.headline)?,
+            OTHER_FIXES_COLUMN => api::result_int64(ctx, hit.other_fixes),
             i if (0..STAGE_COLUMN).contains(&i) => result_value(ctx, &hit.row[i as usize])?,
             _ => api::result_null(ctx),
         }
@@ -317,15 +469,17 @@ fn result_value(ctx: *mut sqlite3_context, value: &Value) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::embed::Thresholds;
 
     #[test]
     fn vector_thresholds_on_both_sides() {
+        let t = Thresholds::SEED;
         let (q, shares, unrelated) = ("module not found", "cannot resolve module", "permission denied");
-        assert!(vector_accepts(0.7599, q, unrelated));
-        assert!(!vector_accepts(0.7600, q, unrelated));
-        assert!(vector_accepts(0.7600, q, shares));
-        assert!(vector_accepts(0.8499, q, shares));
-        assert!(!vector_accepts(0.8500, q, shares));
-        assert!(!vector_accepts(f64::INFINITY, q, shares));
+        assert!(vector_accepts(&t, 0.7599, q, unrelated));
+        assert!(!vector_accepts(&t, 0.7600, q, unrelated));
+        assert!(vector_accepts(&t, 0.7600, q, shares));
+        assert!(vector_accepts(&t, 0.8499, q, shares));
+        assert!(!vector_accepts(&t, 0.8500, q, shares));
+        assert!(!vector_accepts(&t, f64::INFINITY, q, shares));
     }
 }

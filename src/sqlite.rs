@@ -137,6 +137,12 @@ impl Statement {
         self.check(rc)
     }
 
+    pub fn bind_int64(&mut self, index: c_int, value: i64) -> Result<(), String> {
+        // SAFETY: the statement is live until drop.
+        let rc = unsafe { call!(self.api, bind_int64(self.stmt.cast(), index, value)) };
+        self.check(rc)
+    }
+
     pub fn bind_blob(&mut self, index: c_int, blob: &[u8]) -> Result<(), String> {
         let len = c_int::try_from(blob.len()).map_err(|_| "blob too long".to_owned())?;
         // SAFETY: SQLITE_TRANSIENT makes SQLite copy the bytes before returning.
@@ -163,6 +169,13 @@ impl Statement {
             SQLITE_DONE => Ok(false),
             _ => Err(errmsg(self.api, self.db)),
         }
+    }
+
+    /// Ready to run again with new bindings.
+    pub fn reset(&mut self) -> Result<(), String> {
+        // SAFETY: the statement is live until drop.
+        let rc = unsafe { call!(self.api, reset(self.stmt.cast())) };
+        self.check(rc)
     }
 
     pub fn column_count(&self) -> c_int {

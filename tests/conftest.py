@@ -21,6 +21,10 @@ if shutil.which("sqlite3") is None:
     raise RuntimeError("the sqlite3 shell is missing: run 'make deps'")
 
 
+# The schema version sql/schema.sql sets (its last PRAGMA user_version).
+SCHEMA_VERSION = int((SQL / "schema.sql").read_text().rsplit("PRAGMA user_version = ", 1)[1].split(";")[0])
+
+
 def sqlite(db, *statements, stdin=None, load=True, check=True, env=None, extension=None):
     """Run the sqlite3 shell on `db` (a path or ':memory:') with the
     extension loaded; each statement is a separate command-line argument.

@@ -31,8 +31,10 @@ def db_rows(home, sql):
 
 
 MISSING = "Error: Cannot find module '/work/app/src/util.js'\nRequire stack:\n- /work/app/src/index.js"
+# The advice quotes the original error (its identifying line), so the
+# agent can judge whether it is the same problem.
 ADVICE = ("[Reflexion 에러 KB] 이전에 동일 에러를 해결한 이력이 있습니다:\n"
-          "- 에러: Error: Cannot find module <STR>\nRequire stack:\n- <PATH>\n"
+          "- 에러: Error: Cannot find module '/work/app/src/util.js'\n"
           "- 해결 방법: success_after_error: Edit → Bash; command: node src/index.js; file: /work/app/src/index.js\n"
           "이 정보를 참고하여 해결을 시도하세요.")
 
@@ -72,12 +74,45 @@ def test_an_older_error_is_learned_across_tools(home):
     hook(home, "PostToolUse", payload("s", "Edit", {"file_path": "/work/app/package.json"}))
     hook(home, "PostToolUseFailure", payload("s", "Bash", {"command": "npm test"},
                                              "Error: jest: not found", "PostToolUseFailure"))
-    hook(home, "PostToolUse", payload("s", "Bash", {"command": "npm install"}))  # resolves the latest Bash error
+    hook(home, "PostToolUse", payload("s", "Bash", {"command": "npm install"}))  # unrelated: learns nothing
+    assert db_rows(home, "SELECT count(*) FROM error_kb") == [(0,)]
+    hook(home, "PostToolUse", payload("s", "Bash", {"command": "npm test"}))  # the retry: resolves the latest
     hook(home, "PostToolUse", payload("s", "Edit", {"file_path": "/work/app/jest.config.js"}))
     rows = db_rows(home, "SELECT error_normalized, json_extract(resolution, '$.resolvedBy'), tool_sequence "
                          "FROM error_kb ORDER BY id")
-    assert rows == [("Error: jest: not found", "success_after_error", '["Bash"]'),
-                    ('npm error Missing script: <STR>', "cross_tool_resolution", '["Edit","Bash"]')]
+    assert rows == [("Error: jest: not found", "success_after_error", '["Bash","Bash"]'),
+                    ('npm error Missing script: <STR>', "cross_tool_resolution", '["Edit","Bash","Bash"]')]
+
+
+def test_an_unrelated_success_learns_nothing_the_retry_does(home):
+    """SPEC §5.1: `ls` after a failing `python3 app.py` is not its fix;
+    `python app.py` run again is, with what happened in between."""
+    error = "Traceback (most recent call last):\n  File \"/work/app/app.py\", line 1\nModuleNotFoundError: No module named 'yaml'"
+    hook(home, "PostToolUseFailure", payload("s", "Bash", {"command": "python3 app.py"}, error, "PostToolUseFailure"))
+    hook(home, "PostToolUse", payload("s", "Bash", {"command": "ls -la"}))
+    hook(home, "PostToolUse", payload("s", "Bash", {"command": "git status"}))
+    assert db_rows(home, "SELECT count(*) FROM error_kb") == [(0,)]
+    hook(home, "PostToolUse", payload("s", "Bash", {"command": "pip install pyyaml"}))
+    assert db_rows(home, "SELECT count(*) FROM error_kb") == [(0,)]
+    hook(home, "PostToolUse", payload("s", "Bash", {"command": "cd /work/app && python app.py"}))
+    rows = db_rows(home, "SELECT json_extract(resolution, '$.command'), tool_sequence, s.signature "
+                         "FROM error_kb JOIN error_kb_signatures s ON s.error_kb_id = error_kb.id")
+    assert rows == [("cd /work/app && python app.py", '["Bash","Bash","Bash","Bash"]',
+                     "ModuleNotFoundError: No module named <STR>")]
+
+
+def test_a_subagents_success_is_not_the_main_threads_fix(home):
+    """SPEC §5.1: the main thread and each subagent are separate streams."""
+    def with_agent(body, agent_id):
+        data = json.loads(body)
+        data["agent_id"] = agent_id
+        return json.dumps(data)
+    hook(home, "PostToolUseFailure", payload("s", "Bash", {"command": "make build"}, "make: *** No rule to make target 'build'.  Stop.",
+                                             "PostToolUseFailure"))
+    hook(home, "PostToolUse", with_agent(payload("s", "Bash", {"command": "make build"}), "agent-1"))
+    assert db_rows(home, "SELECT count(*) FROM error_kb") == [(0,)]
+    hook(home, "PostToolUse", payload("s", "Bash", {"command": "make build"}))
+    assert db_rows(home, "SELECT count(*) FROM error_kb") == [(1,)]
 
 
 def test_secrets_and_sensitive_paths_are_not_stored(home):
@@ -85,7 +120,7 @@ def test_secrets_and_sensitive_paths_are_not_stored(home):
     hook(home, "PostToolUse", payload("s", "Bash", {"command": "curl -H 'Authorization: Bearer abc123' x"}))
     data = [json.loads(d) for (d,) in db_rows(home, "SELECT data FROM events ORDER BY id")]
     assert data[0]["meta"] == {"file": "[SENSITIVE_PATH]"}
-    assert data[1]["meta"] == {"command": "curl"}
+    assert data[1]["meta"] == {"command": "curl", "subject": "curl"}
     assert "abc123" not in json.dumps(db_rows(home, "SELECT * FROM events"))
 
 

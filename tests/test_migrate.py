@@ -3,7 +3,7 @@
 rows that now collide merge without losing counts."""
 import json
 
-from conftest import connection, insert_kb, runner, sqlite
+from conftest import SCHEMA_VERSION, connection, insert_kb, runner, sqlite
 
 
 def test_old_keys_are_recomputed_and_collisions_merged(kb):
@@ -72,7 +72,7 @@ def test_a_database_of_the_javascript_system_works_as_is(tmp_path):
     with connection(db) as conn:
         assert conn.execute("SELECT count(*) FROM events").fetchone() == (3,)  # its event, ours, the advice
         assert conn.execute("SELECT use_count FROM error_kb").fetchone() == (2,)
-        assert conn.execute("PRAGMA user_version").fetchone() == (5,)  # upgraded in place, tables unchanged
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)  # upgraded in place, tables unchanged
         columns = [r[1] for r in conn.execute("PRAGMA table_info(error_kb)")]
         assert columns == ["id", "ts", "error_normalized", "error_raw", "resolution", "resolved_by",
                            "tool_sequence", "use_count", "last_used"]

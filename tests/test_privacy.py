@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import RUNNER, connection, runner
+from conftest import SCHEMA_VERSION, RUNNER, connection, runner
 
 rng = random.Random()  # fresh secrets every run: nothing to tune on
 
@@ -153,6 +153,6 @@ def test_secrets_already_stored_are_redacted_on_upgrade(tmp_path):
         conn.execute("PRAGMA user_version = 4")
     runner("--db", str(db), "init", check=True)
     with connection(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone() == (5,)
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
         rows = json.dumps(conn.execute("SELECT * FROM events").fetchall() + conn.execute("SELECT * FROM error_kb").fetchall())
     assert token not in rows and "[REDACTED]" in rows

@@ -47,7 +47,7 @@ def test_scripts_with_positional_parameters_are_refused(tmp_path, kb):
 def test_search_prints_the_fix_and_exits_0(kb):
     insert_kb(kb, [{"error_normalized": "Cannot find module <STR>", "resolution": '{"resolvedBy":"x"}', "use_count": 2}])
     proc = runner("--db", str(kb), "search", "Cannot find module '/a/b.ts'", check=True)
-    assert proc.stdout.startswith("match (exact): Cannot find module <STR>\n  resolution: {\"resolvedBy\":\"x\"}\n")
+    assert proc.stdout.startswith("match (exact): Cannot find module <STR>\n  fix: x\n")
     hit = json.loads(runner("--db", str(kb), "search", "--json", "Cannot find module 'q'", check=True).stdout)
     assert hit["stage"] == "exact" and hit["use_count"] == 2 and hit["distance"] is None
 

@@ -127,14 +127,16 @@ def plan(db, sql_file, params):
 def test_stage_queries_are_index_searches_not_scans(kb):
     insert_kb(kb, [{"error_normalized": f"error number {i:06d} in a crowded family of errors", "resolution": "r"}
                    for i in range(2000)])
+    sqlite(kb, "INSERT INTO error_kb_signatures SELECT id, error_normalized FROM error_kb WHERE id % 2 = 0")
     sqlite(kb, "ANALYZE")
-    exact = plan(kb, "exact.sql", ["x"])
-    prefix = plan(kb, "prefix.sql", ["x" * 30, "x" * 40, 0.7])
-    short = plan(kb, "prefix_short.sql", ["x", "x\xff", 0.7])
-    assert exact == ["SEARCH error_kb USING INDEX idx_error_kb_error (error_normalized=?)"]
-    # Read in ORDER BY order: no sort, so LIMIT 1 stops at the first row that passes.
-    assert prefix == ["SEARCH error_kb USING INDEX idx_error_kb_prefix (<expr>=?)"]
-    assert short[0] == "SEARCH error_kb USING INDEX idx_error_kb_prefix (<expr>>? AND <expr><?)"
+    exact = plan(kb, "exact.sql", ["x", "x", "y"])
+    prefix = plan(kb, "prefix.sql", ["x" * 30, "x" * 30 + "\xff", "x" * 40, 0.7, "x" * 30, "x" * 30 + "\xff", "x" * 40])
+    candidates = plan(kb, "candidates.sql", [1])
+    assert "SEARCH error_kb_signatures USING COVERING INDEX idx_error_kb_signature (signature=?)" in exact
+    assert "SEARCH kb USING COVERING INDEX idx_error_kb_error (error_normalized=?)" in exact
+    assert "SEARCH error_kb_signatures USING COVERING INDEX idx_error_kb_signature (signature>? AND signature<?)" in prefix
+    assert "SEARCH kb USING INDEX idx_error_kb_prefix (<expr>>? AND <expr><?)" in prefix
+    assert not [step for step in exact + prefix + candidates if step.startswith("SCAN")], exact + prefix + candidates
 
 
 def test_record_new_error_ra_003_1(tmp_path):

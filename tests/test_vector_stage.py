@@ -1,12 +1,15 @@
-"""kb_search stage 3 (vector), SPEC §4: stored vectors are placed at chosen
-L2 distances from the query's real embedding, on both sides of 0.76 and
-0.85, with and without a keyword in common."""
+"""kb_search stage 3 (vector), SPEC §4 and §4.1: stored vectors are placed
+at chosen L2 distances from the query's real embedding, on both sides of
+each threshold, with and without a keyword in common: the seed's (0.76 and
+0.85, set through ERRKB_THRESHOLDS) and the test model's calibrated ones
+(dist/model/errkb-thresholds.json, from make calibrate)."""
+import json
 import math
 import struct
 
 import pytest
 
-from conftest import connection, insert_kb, sqlite
+from conftest import MODEL_DIR, connection, insert_kb, sqlite
 
 QUERY = "Cannot find module <STR> in the workspace"
 SHARES_KEYWORD = "the module could not be located anywhere"      # shares "module"
@@ -41,9 +44,30 @@ def store(db, rows):
     sqlite(db, f"INSERT INTO vec_error_kb(error_kb_id, embedding) VALUES {values}")
 
 
-def search(db):
-    out = sqlite(db, f"SELECT stage, round(distance, 3), error_normalized FROM kb_search('{QUERY}')").stdout.strip()
+SEED = {"match_distance": 0.76, "keyword_check_distance": 0.85}
+SEED_ENV = {"ERRKB_THRESHOLDS": "0.76,0.85"}
+
+
+def search(db, env=SEED_ENV):
+    out = sqlite(db, f"SELECT stage, round(distance, 3), error_normalized FROM kb_search('{QUERY}')",
+                 env=env).stdout.strip()
     return out.split("|") if out else None
+
+
+def calibrated():
+    return json.loads((MODEL_DIR / "errkb-thresholds.json").read_text())
+
+
+def boundary_cases(t):
+    """(distance, key, found) on both sides of thresholds `t`."""
+    m, k = t["match_distance"], t["keyword_check_distance"]
+    cases = [(k + 0.005, SHARES_KEYWORD, False), (1.2, SHARES_KEYWORD, False)]
+    if m >= 0.01:  # a match by distance alone exists
+        cases += [(m - 0.005, NO_KEYWORD, True), (m + 0.005, NO_KEYWORD, False)]
+    if k - m >= 0.01:  # a band where a shared keyword decides
+        cases += [(max(m, 0.0) + 0.005, SHARES_KEYWORD, True), (k - 0.005, SHARES_KEYWORD, True),
+                  (k - 0.005, NO_KEYWORD, False)]
+    return cases
 
 
 @pytest.fixture(scope="module")
@@ -51,23 +75,25 @@ def q():
     return embedding(QUERY)
 
 
-@pytest.mark.parametrize(
-    "distance, key, found",
-    [
-        (0.755, NO_KEYWORD, True),       # under 0.76: a match, keywords or not
-        (0.765, NO_KEYWORD, False),      # 0.76 .. 0.85 needs a shared keyword
-        (0.765, SHARES_KEYWORD, True),
-        (0.845, SHARES_KEYWORD, True),
-        (0.855, SHARES_KEYWORD, False),  # 0.85 and beyond: never
-        (1.2, SHARES_KEYWORD, False),
-    ],
-)
-def test_thresholds(kb, q, distance, key, found):
+@pytest.mark.parametrize("distance, key, found", boundary_cases(SEED))
+def test_seed_thresholds(kb, q, distance, key, found):
     store(kb, [(key, "fix", at_distance(q, distance))])
     hit = search(kb)
     assert (hit is not None) == found
     if found:
         assert hit[0] == "vector" and abs(float(hit[1]) - distance) < 0.002 and hit[2] == key
+
+
+def test_calibrated_thresholds_of_the_test_model(kb, q):
+    """The file make model puts beside the test model decides, without
+    any override; each case in a fresh knowledge base."""
+    cases = boundary_cases(calibrated())
+    assert len(cases) >= 4
+    for n, (distance, key, found) in enumerate(cases):
+        sqlite(kb, "DELETE FROM vec_error_kb", "DELETE FROM error_kb")
+        store(kb, [(key, "fix", at_distance(q, distance, seed=n + 1))])
+        hit = search(kb, env={})
+        assert (hit is not None) == found, (distance, key)
 
 
 def test_rows_without_resolution_are_skipped(kb, q):
@@ -78,13 +104,9 @@ def test_rows_without_resolution_are_skipped(kb, q):
     assert search(kb)[2] == "second, resolved"
 
 
-def test_only_the_three_nearest_are_considered(kb, q):
-    store(kb, [
-        ("one", None, at_distance(q, 0.1, seed=1)),
-        ("two", None, at_distance(q, 0.2, seed=2)),
-        ("three", None, at_distance(q, 0.3, seed=3)),
-        ("four, resolved", "fix", at_distance(q, 0.4, seed=4)),
-    ])
+def test_only_the_five_nearest_are_considered(kb, q):
+    store(kb, [(f"unresolved {n}", None, at_distance(q, 0.1 * n, seed=n)) for n in range(1, 6)]
+          + [("sixth, resolved", "fix", at_distance(q, 0.6, seed=6))])
     assert search(kb) is None
 
 

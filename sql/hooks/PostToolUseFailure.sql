@@ -9,40 +9,59 @@
 -- first 20,000 characters: the key and the stored text come from far
 -- less, and a cut token past that point is never kept).
 CREATE TEMP TABLE payload AS
-SELECT session_id, cwd, tool, normalize_error(error) AS error_key, substr(error, 1, 500) AS error_raw
-FROM (SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_extract(f, '$[1]') AS cwd,
-             json_extract(f, '$[2]') AS tool, redact_secrets(substr(coalesce(json_extract(f, '$[3]'), ''), 1, 20000)) AS error
-      FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.error') AS f));
+SELECT session_id, cwd, tool, error, normalize_error(error) AS error_key, substr(error, 1, 500) AS error_raw,
+       error_signature(english) AS signature, error_headline(english) AS headline,
+       CASE WHEN tool = 'Bash' THEN command_subject(command) END AS subject, file, agent_id
+FROM (SELECT session_id, cwd, tool, error, translate_messages(error) AS english, command, file, agent_id
+      FROM (SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_extract(f, '$[1]') AS cwd,
+                   json_extract(f, '$[2]') AS tool,
+                   redact_secrets(substr(coalesce(json_extract(f, '$[3]'), ''), 1, 20000)) AS error,
+                   json_extract(f, '$[4]') AS command,
+                   redact_path(coalesce(json_extract(f, '$[5]'), json_extract(f, '$[6]'))) AS file,
+                   json_extract(f, '$[7]') AS agent_id
+            FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.error',
+                                      '$.tool_input.command', '$.tool_input.file_path',
+                                      '$.tool_input.notebook_path', '$.agent_id') AS f)));
 
--- 1. The event (before anything that may be slow or fail: it commits alone).
+-- 1. The event (before anything that may be slow or fail: it commits
+-- alone), with what learning needs later: the signature and identifying
+-- line of the error, and what the call acted on (the command's subject,
+-- the file), to tell a related success from an unrelated one.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'tool_error', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id, path_basename(cwd), cwd,
-       json_object('tool', tool, 'error', error_key, 'errorRaw', error_raw)
+       json_object('tool', tool, 'error', error_key, 'errorRaw', error_raw,
+                   'signature', signature, 'headline', headline, 'subject', subject, 'file', file,
+                   'agentId', agent_id)
 FROM temp.payload;
 
--- 2. The best past fix: exact, prefix, then vector stage.
+-- 2. The best past fix: exact, prefix, then vector stage, on the signature.
 CREATE TEMP TABLE hit AS
-SELECT * FROM kb_search((SELECT error_key FROM temp.payload));
+SELECT * FROM kb_search((SELECT error FROM temp.payload));
 
 -- 3. Count the use, once, and note the advice (for the kb_advice_hit_rate
 -- view): both or neither.
 BEGIN;
 UPDATE error_kb SET use_count = use_count + 1, last_used = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE id IN (SELECT id FROM temp.hit);
+UPDATE kb_fixes SET use_count = use_count + 1, last_used = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE id IN (SELECT fix_id FROM temp.hit);
 
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'kb_hit', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_basename(p.cwd), p.cwd,
-       json_object('errorKbId', h.id, 'stage', h.stage, 'distance', h.distance)
+       json_object('errorKbId', h.id, 'fixId', h.fix_id, 'stage', h.stage, 'distance', h.distance)
 FROM temp.hit AS h, temp.payload AS p;
 COMMIT;
 
 -- 4. The answer (redacted again: a knowledge base written before
--- redaction, or by another program, may hold secrets).
+-- redaction, or by another program, may hold secrets). The error quoted is
+-- the original one the fix was learned from (its identifying line), so the
+-- agent can judge whether it is the same problem.
 SELECT json_object('hookSpecificOutput', json_object(
          'hookEventName', 'PostToolUseFailure',
          'additionalContext', redact_secrets(
          '[Reflexion 에러 KB] 이전에 동일 에러를 해결한 이력이 있습니다:' || char(10)
-         || '- 에러: ' || error_normalized || char(10)
-         || '- 해결 방법: ' || resolution_text(resolution) || char(10)
+         || '- 에러: ' || coalesce(nullif(headline, ''), error_normalized) || char(10)
+         || '- 해결 방법: ' || resolution_text(resolution)
+         || CASE WHEN other_fixes > 0 THEN ' (다른 해결 방법 ' || other_fixes || '개)' ELSE '' END || char(10)
          || '이 정보를 참고하여 해결을 시도하세요.')))
 FROM temp.hit;

@@ -1,5 +1,5 @@
--- One batch of the embedding job: embed the next error_kb rows that have no
--- vector yet. `errkb embed` runs it until nothing is left; by hand:
+-- One batch of the embedding job: embed the signatures of the next error_kb
+-- rows that have no vector yet. `errkb embed` runs it until nothing is left; by hand:
 --   .param set :after 0
 --   .param set :batch 50
 --   .read sql/jobs/embed_batch.sql      (repeat with :after = the last id)
@@ -17,11 +17,20 @@
 CREATE TEMP TABLE IF NOT EXISTS embed_job_batch (error_kb_id INTEGER PRIMARY KEY, embedding BLOB);
 DELETE FROM temp.embed_job_batch;
 
+-- 0. Rows written by others (the original system, old versions) get their
+--    signature: what the vector stage embeds and the text stages compare.
+INSERT OR IGNORE INTO error_kb_signatures (error_kb_id, signature)
+SELECT id, error_signature(translate_messages(coalesce(error_raw, error_normalized)))
+FROM error_kb AS kb
+WHERE id > :after AND NOT EXISTS (SELECT 1 FROM error_kb_signatures AS s WHERE s.error_kb_id = kb.id)
+ORDER BY id
+LIMIT :batch;
+
 -- 1. Embed into a temporary table: the model runs without holding a write
 --    lock on the database, so hooks writing meanwhile are not kept waiting.
 WITH todo AS MATERIALIZED (
-  SELECT id, CAST(error_normalized AS TEXT) AS text, row_number() OVER (ORDER BY id) - 1 AS i
-  FROM error_kb AS kb
+  SELECT id, CAST(coalesce(s.signature, kb.error_normalized) AS TEXT) AS text, row_number() OVER (ORDER BY id) - 1 AS i
+  FROM error_kb AS kb LEFT JOIN error_kb_signatures AS s ON s.error_kb_id = kb.id
   WHERE id > :after
     AND NOT EXISTS (SELECT 1 FROM vec_error_kb_rowids AS v WHERE v.rowid = kb.id)
   ORDER BY id

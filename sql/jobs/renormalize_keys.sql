@@ -32,6 +32,19 @@ WHERE error_kb_id IN (SELECT id FROM temp.merged_away);
 INSERT OR IGNORE INTO error_kb_files (file_name, error_kb_id)
 SELECT f.file_name, m.into_id FROM error_kb_files AS f JOIN temp.merged_away AS m ON m.id = f.error_kb_id;
 DELETE FROM error_kb_files WHERE error_kb_id IN (SELECT id FROM temp.merged_away);
+-- A merged row's fixes join the kept row's (one the kept row already has
+-- adds its count to it); its signature is the kept row's.
+UPDATE kb_fixes SET use_count = use_count + (
+    SELECT sum(m.use_count) FROM kb_fixes AS m JOIN temp.merged_away AS a ON a.id = m.error_kb_id
+    WHERE a.into_id = kb_fixes.error_kb_id AND m.error_headline = kb_fixes.error_headline AND m.fix_key = kb_fixes.fix_key)
+WHERE error_kb_id IN (SELECT into_id FROM temp.merged_away)
+  AND EXISTS (SELECT 1 FROM kb_fixes AS m JOIN temp.merged_away AS a ON a.id = m.error_kb_id
+              WHERE a.into_id = kb_fixes.error_kb_id AND m.error_headline = kb_fixes.error_headline
+                AND m.fix_key = kb_fixes.fix_key);
+UPDATE OR IGNORE kb_fixes SET error_kb_id = (SELECT into_id FROM temp.merged_away WHERE id = kb_fixes.error_kb_id)
+WHERE error_kb_id IN (SELECT id FROM temp.merged_away);
+DELETE FROM kb_fixes WHERE error_kb_id IN (SELECT id FROM temp.merged_away);
+DELETE FROM error_kb_signatures WHERE error_kb_id IN (SELECT id FROM temp.merged_away);
 
 DELETE FROM vec_error_kb
 WHERE error_kb_id IN (SELECT id FROM temp.merged_away UNION SELECT id FROM temp.rekey WHERE key IS NOT old_key);

@@ -1,7 +1,12 @@
--- kb_search stage 1 (exact). Compiled into the extension.
--- ?1: the normalised query. Uses the unique index idx_error_kb_error.
-SELECT id, ts, error_normalized, error_raw, resolution, resolved_by, tool_sequence, use_count, last_used
-FROM error_kb
-WHERE error_normalized = ?1 AND resolution IS NOT NULL
-ORDER BY use_count DESC, ts DESC, id DESC
-LIMIT 1
+-- kb_search stage 1 (exact): the rows whose signature is the query's
+-- (idx_error_kb_signature), and rows that have no signature yet (written
+-- by others, before the embedding job gave them one) whose SPEC key is the
+-- query's, as given or normalised (idx_error_kb_error). Compiled into the
+-- extension.
+-- ?1: the query's signature; ?2: the query as a key; ?3: normalize_error(query).
+SELECT error_kb_id FROM error_kb_signatures WHERE signature = ?1
+UNION
+SELECT id FROM error_kb AS kb
+WHERE error_normalized IN (?2, ?3)
+  AND NOT EXISTS (SELECT 1 FROM error_kb_signatures AS s WHERE s.error_kb_id = kb.id)
+LIMIT 50

@@ -1,14 +1,21 @@
--- kb_search stage 2 (prefix), for queries of 30 characters or more.
--- Compiled into the extension.
--- ?1: the query's first 30 characters; ?2: the whole query;
--- ?3: the minimum length ratio (0.7).
--- An equality on idx_error_kb_prefix, read in ORDER BY order: SQLite stops
--- at the first row that passes the length ratio. `=` under NOCASE folds
--- ASCII case only, as LIKE does, and `%` or `_` are plain characters.
-SELECT id, ts, error_normalized, error_raw, resolution, resolved_by, tool_sequence, use_count, last_used
-FROM error_kb
-WHERE substr(error_normalized, 1, 30) = ?1 COLLATE NOCASE
+-- kb_search stage 2 (prefix): the rows whose signature starts with the
+-- query's first 30 characters and is close to it in length; and rows that
+-- have no signature yet whose SPEC key does so with the query's key (the
+-- SPEC §4 prefix stage, on idx_error_kb_prefix). Compiled into the
+-- extension.
+-- ?1: the query signature's first 30 characters; ?2: their bytes followed
+-- by 0xFF (no UTF-8 text holds that byte, so [?1, ?2) is every text
+-- starting with ?1: a range of idx_error_kb_signature); ?3: the whole
+-- signature; ?4: the minimum length ratio (0.7); ?5, ?6, ?7: the same three
+-- for the query's normalize_error() key.
+SELECT error_kb_id
+FROM error_kb_signatures
+WHERE signature >= ?1 AND signature < ?2 AND signature <> ?3
+  AND length_ratio(?3, signature) >= ?4
+UNION ALL
+SELECT id FROM error_kb AS kb
+WHERE substr(error_normalized, 1, 30) >= ?5 COLLATE NOCASE AND substr(error_normalized, 1, 30) < ?6 COLLATE NOCASE
   AND resolution IS NOT NULL
-  AND length_ratio(?2, error_normalized) >= ?3
-ORDER BY use_count DESC, ts DESC, id DESC
-LIMIT 1
+  AND length_ratio(?7, error_normalized) >= ?4
+  AND NOT EXISTS (SELECT 1 FROM error_kb_signatures AS s WHERE s.error_kb_id = kb.id)
+LIMIT 50

@@ -1,12 +1,11 @@
 -- kb_search stage 3 (vector). Compiled into the extension.
--- ?1: the query's embedding (float32 blob). The 3 nearest stored vectors by
--- vec0's default L2 distance (`k = ?` works on SQLite 3.40, `LIMIT` alone
--- needs 3.41), then the nearest of those that has a resolution. The
--- distance thresholds are applied in search.rs.
-SELECT e.id, e.ts, e.error_normalized, e.error_raw, e.resolution, e.resolved_by, e.tool_sequence,
-       e.use_count, e.last_used, knn.distance
-FROM (SELECT error_kb_id, distance FROM vec_error_kb WHERE embedding MATCH ?1 AND k = 3) AS knn
-JOIN error_kb AS e ON e.id = knn.error_kb_id
-WHERE e.resolution IS NOT NULL
+-- ?1: the query signature's embedding (float32 blob); ?2: how many
+-- neighbours. The nearest stored vectors by vec0's default L2 distance
+-- (`k = ?` works on SQLite 3.40, `LIMIT` alone needs 3.41), with the text
+-- each embeds (its signature, or its key while it has none), nearest
+-- first. The thresholds are applied in search.rs.
+SELECT knn.error_kb_id, coalesce(s.signature, kb.error_normalized), knn.distance
+FROM (SELECT error_kb_id, distance FROM vec_error_kb WHERE embedding MATCH ?1 AND k = ?2) AS knn
+JOIN error_kb AS kb ON kb.id = knn.error_kb_id
+LEFT JOIN error_kb_signatures AS s ON s.error_kb_id = knn.error_kb_id
 ORDER BY knn.distance
-LIMIT 1

@@ -4,6 +4,7 @@
 //! sqlite3 shell loads as `errkb.so`) and runs SQL: the scripts under `sql/`
 //! hold the logic, this binary only binds parameters and prints results.
 
+mod catalog;
 mod db;
 mod doctor;
 mod embed_job;
@@ -96,6 +97,13 @@ enum Command {
     Migrate,
     /// Embed every knowledge-base entry that has no vector yet
     Embed,
+    /// Read the machine's gettext catalogs for your languages, so that
+    /// localized tool messages match their English originals
+    Catalog {
+        /// Languages (e.g. ko, de_DE) [default: from LANGUAGE, LC_ALL, LC_MESSAGES, LANG]
+        #[arg(long = "lang", value_delimiter = ',')]
+        langs: Vec<String>,
+    },
     /// Get or prepare the embedding model
     Model {
         #[command(subcommand)]
@@ -186,6 +194,33 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 embed_job::Outcome::AlreadyRunning => writeln!(out, "another embedding job is running")?,
             }
         }
+        Command::Catalog { langs } => {
+            let langs = if langs.is_empty() {
+                catalog::user_languages()
+            } else {
+                langs
+            };
+            if langs.is_empty() {
+                writeln!(
+                    out,
+                    "no language besides English in LANGUAGE/LC_ALL/LC_MESSAGES/LANG; pass --lang"
+                )?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            let conn = db::open(&db_path, Access::ReadWrite)?;
+            let s = catalog::build(&conn, &langs)?;
+            writeln!(
+                out,
+                "message catalog: {} messages from {} catalogs ({})",
+                s.messages,
+                s.domains,
+                if s.languages.is_empty() {
+                    "no catalogs found".to_string()
+                } else {
+                    s.languages.join(", ")
+                }
+            )?;
+        }
         Command::Hook { .. } | Command::Doctor => unreachable!("handled above"),
         Command::Migrate => {
             let conn = db::open(&db_path, Access::ReadWrite)?;
@@ -258,10 +293,11 @@ fn search(db_path: &std::path::Path, error: &str, json: bool, out: &mut impl Wri
         .query_row(
             "SELECT json_object('id', id, 'stage', stage, 'distance', distance, \
                     'error_normalized', error_normalized, 'error_raw', error_raw, \
-                    'resolution', resolution, 'resolved_by', resolved_by, \
+                    'headline', headline, 'fix_id', fix_id, 'other_fixes', other_fixes, \
+                    'resolution', resolution, 'fix', resolution_text(resolution), 'resolved_by', resolved_by, \
                     'tool_sequence', tool_sequence, 'use_count', use_count, \
                     'ts', ts, 'last_used', last_used) \
-             FROM kb_search(normalize_error(?1))",
+             FROM kb_search(redact_secrets(?1))",
             [error],
             |row| row.get::<_, String>(0),
         )
@@ -280,8 +316,20 @@ fn search(db_path: &std::path::Path, error: &str, json: bool, out: &mut impl Wri
         serde_json::Value::Null => "-".to_owned(),
         other => other.to_string(),
     };
-    writeln!(out, "match ({}): {}", field("stage"), field("error_normalized"))?;
-    writeln!(out, "  resolution: {}", field("resolution"))?;
+    let error = match field("headline").as_str() {
+        "" | "-" => field("error_normalized"),
+        headline => headline.to_owned(),
+    };
+    writeln!(out, "match ({}): {error}", field("stage"))?;
+    writeln!(out, "  fix: {}", field("fix"))?;
+    let others = hit["other_fixes"].as_i64().unwrap_or(0);
+    if others > 0 {
+        writeln!(
+            out,
+            "  ({others} other fix{} known)",
+            if others == 1 { "" } else { "es" }
+        )?;
+    }
     writeln!(
         out,
         "  used {} times; recorded {}; last used {}",

@@ -1,0 +1,752 @@
+//! `error_signature(text)` and `error_codes(text)`: what identifies an error
+//! in a tool's output, without the boilerplate around it.
+//!
+//! What Claude Code passes as an error is rarely one line: `Exit code 1`,
+//! then a Python traceback, node's loader frames, compiler diagnostics with
+//! source excerpts, npm's log lines. Two errors of one tool share all of
+//! that and differ in one line. The signature is that line (the exception
+//! line of a traceback, the `Error:` line of node, the headline of a
+//! compiler diagnostic, the `ERROR:` of psql, the `fatal:` of git …),
+//! without its location, with the values masked: quoted strings → `<STR>`,
+//! paths → `<PATH>`, numbers → `<N>`, bare names in known slots (`X is not
+//! defined`, `bash: X: command not found`) → `<V>`. Unlike
+//! normalize_error(), identifiers keep their digits (`TS2307`, `E0382`).
+//!
+//! The identifiers of an error (its codes, errno name, exception class)
+//! decide between problems that read alike: two errors whose identifiers of
+//! one kind differ are never the same problem. The values (what the
+//! placeholders replaced) decide between fixes of one problem: `Cannot find
+//! module 'express'` (install it) is not `Cannot find module './utils'`
+//! (fix the path).
+//!
+//! The rules come from the real-error corpus (tests/fixtures/real_errors).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Longest signature kept, in characters.
+const MAX_CHARS: usize = 300;
+
+/// Kinds of identifiers. Two errors with different identifiers of one
+/// kind are different problems.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum IdKind {
+    /// A diagnostic or error code: `TS2307`, `E0382`, `C2065`, node's
+    /// `ERR_MODULE_NOT_FOUND`, npm's `E404`, curl's `curl(6)`.
+    Code,
+    /// An errno name: `ENOENT`, also from `[Errno 2]` or the message
+    /// `No such file or directory`.
+    Errno,
+    /// An exception class, without its package: `KeyError`,
+    /// `NullPointerException`.
+    Exception,
+    /// The program that printed `prog: message` (`cat`, `tar`, `git`):
+    /// `cat: x: No such file or directory` is not gcc's `fatal error: x:
+    /// No such file or directory`.
+    Program,
+}
+
+impl IdKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            IdKind::Code => "code",
+            IdKind::Errno => "errno",
+            IdKind::Exception => "exception",
+            IdKind::Program => "program",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identifier {
+    pub kind: IdKind,
+    pub value: String,
+}
+
+/// What a masked value looked like, where it decides the fix: `Cannot
+/// find module 'express'` (install the package) is not `Cannot find module
+/// './utils'` (fix the path), `KeyError: 'GITHUB_TOKEN'` (set the variable)
+/// not `KeyError: 'user_id'` (a dict access).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueKind {
+    /// `GITHUB_TOKEN`: an environment variable (or constant).
+    EnvName,
+    /// `./utils`, `../lib/x`: a path relative to the code that names it.
+    RelativePath,
+    /// Anything else: a package, a key, a name, a file.
+    Other,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Signature {
+    /// The identifying line(s), values masked: the search key.
+    pub text: String,
+    pub identifiers: Vec<Identifier>,
+    /// The masked values, in order.
+    pub values: Vec<String>,
+    /// The identifying line as the tool printed it, values kept (at most
+    /// MAX_CHARS): what the advice quotes.
+    pub headline: String,
+}
+
+impl Signature {
+    /// The first identifier of `kind`.
+    pub fn identifier(&self, kind: IdKind) -> Option<&str> {
+        self.identifiers
+            .iter()
+            .find(|i| i.kind == kind)
+            .map(|i| i.value.as_str())
+    }
+
+    /// Whether `other` cannot be the same problem: an identifier of a kind
+    /// both have differs, or their first values are of different kinds (a
+    /// package is not a relative path, an environment variable not a key).
+    pub fn conflicts_with(&self, other: &Signature) -> bool {
+        let ids_differ = [IdKind::Code, IdKind::Errno, IdKind::Exception, IdKind::Program]
+            .into_iter()
+            .any(|kind| match (self.identifier(kind), other.identifier(kind)) {
+                (Some(a), Some(b)) => a != b,
+                _ => false,
+            });
+        let values_differ = match (self.values.first(), other.values.first()) {
+            (Some(a), Some(b)) => value_kind(a) != value_kind(b),
+            _ => false,
+        };
+        ids_differ || values_differ
+    }
+
+    /// How close `other`'s values are to these: 2 the same values, 1 values
+    /// of the same kinds, 0 otherwise.
+    pub fn value_closeness(&self, other: &Signature) -> u8 {
+        if self.values == other.values {
+            2
+        } else if self.values.len() == other.values.len()
+            && self
+                .values
+                .iter()
+                .zip(&other.values)
+                .all(|(a, b)| value_kind(a) == value_kind(b))
+        {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+pub fn value_kind(value: &str) -> ValueKind {
+    static ENV: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$").unwrap());
+    if value.starts_with("./") || value.starts_with("../") {
+        ValueKind::RelativePath
+    } else if ENV.is_match(value) {
+        ValueKind::EnvName
+    } else {
+        ValueKind::Other
+    }
+}
+
+/// The signature of a tool's error output.
+pub fn signature(text: &str) -> Signature {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|l| l.trim_end_matches('\r'))
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let lines = match lines.first() {
+        Some(first) if EXIT_CODE.is_match(first) => &lines[1..],
+        _ => &lines[..],
+    };
+    let Some((headline, at)) = headline(lines) else {
+        return Signature::default();
+    };
+    let mut identifiers = Vec::new();
+    let mut values = Vec::new();
+    let mut text = mask(&headline, &mut identifiers, &mut values);
+    // Identifiers stated beside the headline: node's `code: 'X'`, npm's
+    // `code X`, Java's `Caused by: x.y.Exception`.
+    for line in &lines[at.saturating_sub(3)..] {
+        if let Some(c) = NODE_CODE.captures(line).or_else(|| NPM_CODE.captures(line)) {
+            push_id(&mut identifiers, IdKind::Code, &c[1]);
+        } else if let Some(c) = CAUSED_BY.captures(line) {
+            push_id(&mut identifiers, IdKind::Exception, short_class(&c[1]));
+        }
+    }
+    if let Some(errno) = errno_of(&headline) {
+        push_id(&mut identifiers, IdKind::Errno, errno);
+    }
+    if text.chars().count() > MAX_CHARS {
+        text = text.chars().take(MAX_CHARS).collect();
+    }
+    let headline = headline.trim().chars().take(MAX_CHARS).collect();
+    Signature {
+        text,
+        identifiers,
+        values,
+        headline,
+    }
+}
+
+fn push_id(ids: &mut Vec<Identifier>, kind: IdKind, value: &str) {
+    if !ids.iter().any(|i| i.kind == kind && i.value == value) {
+        ids.push(Identifier {
+            kind,
+            value: value.to_string(),
+        });
+    }
+}
+
+fn short_class(class: &str) -> &str {
+    class.rsplit('.').next().unwrap_or(class)
+}
+
+macro_rules! re {
+    ($name:ident, $pattern:expr) => {
+        static $name: LazyLock<Regex> = LazyLock::new(|| Regex::new($pattern).unwrap());
+    };
+}
+
+re!(EXIT_CODE, r"^Exit code -?\d+$");
+re!(NODE_CODE, r"^\s*code: '([A-Z][A-Z0-9_]+)'");
+re!(NPM_CODE, r"^npm (?:ERR!|error) code ([A-Z][A-Z0-9_]+)$");
+re!(CAUSED_BY, r"^Caused by: ((?:[\w$]+\.)*[\w$]*(?:Exception|Error))\b");
+
+/// How strongly a line identifies the error, and the part of it that does.
+struct Candidate {
+    rank: u8,
+    text: String,
+}
+
+/// Detectors, each for one shape of identifying line. A line is judged by
+/// the first detector that accepts it; the best rank wins, the first line
+/// among equals, except that Python's exception closes its traceback (the
+/// last one wins).
+fn judge(line: &str) -> Option<Candidate> {
+    re!(
+        PY_EXCEPTION,
+        r"^(?:E\s+)?((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Iteration))(?::(?: (.*))?)?$"
+    );
+    re!(JAVA_THREAD, r#"^Exception in thread "[^"]*" (.*)$"#);
+    re!(
+        NODE_ERROR,
+        r"^(?:Uncaught )?(Error|[A-Z]\w*Error)(?: \[([A-Z_]+)\])?: (.+)$"
+    );
+    re!(RUSTC, r"^error(\[E\d{4}\])?: (.+)$");
+    re!(TSC, r"^(?:.+?\(\d+,\d+\): |.+?:\d+:\d+ - )?error (TS\d{4,5}): (.+)$");
+    re!(
+        GCC_LIKE,
+        r"^(?:.+?):\d+(?::\d+)?: (?:fatal error|error|Error)(?: (C\d{4}))?: (.+)$"
+    );
+    re!(
+        LINKER,
+        r"(?:^|: )(undefined reference to .+|multiple definition of .+)$"
+    );
+    re!(GIT, r"^(fatal|error): (.+)$");
+    re!(
+        PSQL,
+        r"^(?:psql: )?(?:ERROR|FATAL|PANIC|error|오류|치명적오류|エラー|致命的エラー|FEHLER|FATAL):\s+(.+)$"
+    );
+    re!(
+        SQLITE,
+        r"^(?:Error|Parse error|Runtime error)(?: near line \d+)?: (?:in prepare, |stepping, )(.+)$|^(?:Parse error|Runtime error)(?: near line \d+)?: (.+)$"
+    );
+    re!(NPM, r"^npm (?:ERR!|error) (.+)$");
+    re!(PIP, r"^ERROR: (.+)$");
+    re!(CURL, r"^curl: \((\d+)\) (.+)$");
+    re!(
+        MAKE,
+        r"^(?:make(?:\[\d+\])?|[^\s:]+:\d+): \*\*\* (.+?)\.?(?:\s+Stop\.|\s+Schluss\.|\s+멈춤\.|\s+中止\.)?$"
+    );
+    re!(TERRAFORM, r"^(?:│ )?Error: (.+)$");
+    re!(
+        DOCKER,
+        r"^(?:docker: )?(?:Error response from daemon: |ERROR: )?(Cannot connect to the Docker daemon.*|failed to solve: .+)$"
+    );
+    re!(TAP_ERROR, r"^error: [|>]-?$");
+    re!(
+        PYTEST_ASSERT,
+        r"^E\s+(?:AssertionError: )?assert .+? (==|!=|<=|>=|<|>|not in|in|is not|is) .+$"
+    );
+    re!(PANIC, r"^thread '[^']*'(?: \(\d+\))? panicked at ");
+    re!(TEST_FAIL, r"^(?:FAILED .+? - |AssertionError \[\w+\]: )(.+)$");
+    re!(PROGRAM_MESSAGE, r"^([\w.+-]+): (.+)$");
+    re!(
+        GENERIC,
+        r"(?i)\b(?:error|fatal|failed|failure|cannot|can't|could not|couldn't|not found|no such|denied|refused|invalid|unexpected|undefined|exception|abort(?:ed)?|missing|unable|unknown|not allowed|violates|conflict|rejected|not a [\w-]+ command|does not exist|no rule|unrecognized)\b"
+    );
+
+    let trimmed = line.trim();
+    if BOILERPLATE.iter().any(|b| b.is_match(trimmed)) {
+        return None;
+    }
+    let found = |rank: u8, text: String| Some(Candidate { rank, text });
+    if TAP_ERROR.is_match(trimmed) {
+        return found(7, "tap-error".to_string());
+    }
+    // pytest shows a bare assert's failure as `E   assert 0 == 4`; what
+    // was compared are values.
+    if let Some(c) = PYTEST_ASSERT.captures(line) {
+        return found(8, format!("AssertionError: assert <V> {} <V>", &c[1]));
+    }
+    if let Some(c) = RUSTC.captures(trimmed) {
+        return found(9, format!("error{}: {}", c.get(1).map_or("", |m| m.as_str()), &c[2]));
+    }
+    if let Some(c) = TSC.captures(trimmed) {
+        return found(9, format!("error {}: {}", &c[1], &c[2]));
+    }
+    if let Some(c) = GCC_LIKE.captures(trimmed) {
+        return found(
+            9,
+            format!(
+                "error{}: {}",
+                c.get(1).map_or(String::new(), |m| format!(" {}", m.as_str())),
+                &c[2]
+            ),
+        );
+    }
+    if let Some(c) = JAVA_THREAD.captures(trimmed) {
+        let exception = &c[1];
+        let class_end = exception.find(':').unwrap_or(exception.len());
+        let short = short_class(&exception[..class_end]);
+        return found(8, format!("{short}{}", &exception[class_end..]));
+    }
+
+    if line.starts_with(|ch: char| !ch.is_whitespace()) || line.trim_start().starts_with("E ") {
+        if let Some(c) = PY_EXCEPTION.captures(trimmed) {
+            let class = short_class(&c[1]);
+            return found(
+                8,
+                match c.get(2) {
+                    Some(m) => format!("{class}: {}", m.as_str()),
+                    None => class.to_string(),
+                },
+            );
+        }
+    }
+    if let Some(c) = SQLITE.captures(trimmed) {
+        return found(
+            8,
+            format!("Error: {}", c.get(1).or(c.get(2)).map_or("", |m| m.as_str())),
+        );
+    }
+    if let Some(c) = NODE_ERROR.captures(trimmed) {
+        return found(8, format!("{}: {}", &c[1], &c[3]));
+    }
+    if let Some(c) = LINKER.captures(trimmed) {
+        return found(8, c[1].to_string());
+    }
+    if let Some(c) = PSQL.captures(trimmed) {
+        return found(8, format!("ERROR: {}", &c[1]));
+    }
+    if let Some(c) = CURL.captures(trimmed) {
+        return found(8, format!("curl: ({}) {}", &c[1], &c[2]));
+    }
+    if let Some(c) = MAKE.captures(trimmed) {
+        return found(7, format!("make: {}", &c[1]));
+    }
+    if let Some(c) = DOCKER.captures(trimmed) {
+        return found(8, c[1].to_string());
+    }
+    if let Some(c) = TERRAFORM.captures(trimmed) {
+        return found(8, format!("Error: {}", &c[1]));
+    }
+    if let Some(c) = GIT.captures(trimmed) {
+        return found(7, format!("{}: {}", &c[1], &c[2]));
+    }
+    if let Some(c) = NPM.captures(trimmed) {
+        // npm's log lines: the first that says what went wrong.
+        return found(6, c[1].to_string());
+    }
+    if let Some(c) = PIP.captures(trimmed) {
+        return found(7, format!("ERROR: {}", &c[1]));
+    }
+    if PANIC.is_match(trimmed) {
+        return found(8, "panicked".to_string());
+    }
+    if let Some(c) = TEST_FAIL.captures(trimmed) {
+        return found(6, c[1].to_string());
+    }
+    if let Some(c) = PROGRAM_MESSAGE.captures(trimmed) {
+        // `prog: message`; a message in another language still has the shape.
+        return found(if GENERIC.is_match(&c[2]) { 5 } else { 2 }, trimmed.to_string());
+    }
+    if GENERIC.is_match(trimmed) {
+        return found(3, trimmed.to_string());
+    }
+    // Nothing known: the first line that is not boilerplate.
+    found(1, trimmed.to_string())
+}
+
+/// Lines that look like errors but say nothing about which one.
+static BOILERPLATE: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        r"^Traceback \(most recent call last\):$",
+        r"^During handling of the above exception",
+        r"^The above exception was the direct cause",
+        r"^File .*, line \d+",
+        r"^at ",
+        r"^node:internal/",
+        r"^throw err;$",
+        r"^Node\.js v",
+        r"^Require stack:",
+        r"^npm (?:ERR!|error) (?:code|syscall|path|errno|enoent This is related|enoent$|A complete log|Log files|$|\s*$|\d{3}\s*$|\d{3} {2}|\d{3} Note|\d{3} tarball|To see a list|Did you mean|  npm |\s{2})",
+        r"^error: could not compile",
+        r"^error: aborting due to",
+        r"^For more information about (?:this|an) error",
+        r"^Some errors have detailed explanations",
+        r"^collect2: error: ld returned",
+        r"^make(?:\[\d+\])?: \*\*\* \[.*\] (?:Error|Fehler|오류|エラー) \d+",
+        r"^compilation terminated\.$",
+        r"^tar(?: \(child\))?: (?:Error is not recoverable|Exiting with failure status)",
+        r"^Try '.*--help' for more information",
+        r"^\d+ errors?$",
+        r"^Found \d+ errors?",
+        r"^error: failed to push some refs",
+        r"^hint: ",
+        r"^note: ",
+        r"^help: ",
+        r"^\[notice\]",
+        r"^WARNING: ",
+        r"^warning: ",
+        r"^\(Use `node --trace-warnings",
+        r"^\(node:\d+\) ",
+        r"^LINE \d+:",
+        r"^\s*\^",
+        r"^\s*\|",
+        r"^\s*-->",
+        r"^\d+ \|",
+        r"^ERROR: No matching distribution found for",
+        r"^error: Recipe for target",
+        r"^Error: Process completed with exit code",
+        r"^FAIL ",
+        r"^# (?:tests|pass|fail|cancelled|skipped|todo|duration_ms|suites)",
+        r"^╷$|^╵$|^│\s*$",
+    ]
+    .iter()
+    .map(|p| Regex::new(p).unwrap())
+    .collect()
+});
+
+/// The identifying line of `lines` and where it is. A Rust panic's message
+/// is on the line after `panicked at`; a node error is the first `Error:`
+/// line after the loader's frames.
+fn headline(lines: &[&str]) -> Option<(String, usize)> {
+    let mut best: Option<(Candidate, usize)> = None;
+    for (at, line) in lines.iter().enumerate() {
+        let Some(mut candidate) = judge(line) else { continue };
+        // The message is on the next line.
+        if candidate.text == "panicked" || candidate.text == "tap-error" {
+            let message = lines.get(at + 1).map_or("", |l| l.trim());
+            candidate.text = if candidate.text == "panicked" {
+                format!("panicked: {message}")
+            } else {
+                message.to_string()
+            };
+        }
+        let better = match &best {
+            None => true,
+            Some((b, _)) => {
+                candidate.rank > b.rank
+                    || (candidate.rank == b.rank && candidate.rank == 8 && is_python_exception(line))
+            }
+        };
+        if better {
+            best = Some((candidate, at));
+        }
+    }
+    best.map(|(c, at)| (c.text, at))
+}
+
+fn is_python_exception(line: &str) -> bool {
+    re!(
+        PY_LINE,
+        r"^(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Iteration)(?::|$)"
+    );
+    PY_LINE.is_match(line)
+}
+
+/// The headline with its values masked; identifiers and values collected.
+fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> String {
+    re!(CODE, r"\b(TS\d{4,5}|E\d{4}|C\d{4}|CS\d{4}|ERR_[A-Z0-9_]+)\b");
+    re!(CURL_CODE, r"^curl: \((\d+)\)");
+    re!(
+        EXCEPTION_HEAD,
+        r"^((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Iteration))\b"
+    );
+    re!(
+        ERRNO_NAME,
+        r"\b(E(?:NOENT|ACCES|PERM|EXIST|ISDIR|NOTDIR|NOTEMPTY|ADDRINUSE|ADDRNOTAVAIL|CONNREFUSED|CONNRESET|TIMEDOUT|PIPE|NOSPC|ROFS|MFILE|BUSY|AGAIN|AI_AGAIN|NOTFOUND|HOSTUNREACH|NETUNREACH|INVAL|NOMEM|XDEV|LOOP|NAMETOOLONG|NOEXEC|BADF|SPIPE|CHILD|SRCH|NOTSUP|OPNOTSUPP|IO))\b"
+    );
+    // Quoted values: '…' "…" `…` ‘…’ “…” «…» „…“ 「…」 '…’ (gcc's and git's quotes).
+    re!(
+        QUOTED,
+        r#"'([^'\n]{0,200})'|"([^"\n]{0,200})"|`([^`\n]{0,200})`|‘([^’\n]{0,200})’|“([^”\n]{0,200})”|«([^»\n]{0,200})»|„([^“\n]{0,200})“|「([^」\n]{0,200})」|`([^'\n]{0,200})'"#
+    );
+    // Bare values in known slots.
+    re!(
+        SLOT_BEFORE,
+        r"(?:^|\s|: )([A-Za-z_$][\w$.\[\]-]*)(?: is not (?:defined|a function|iterable|a constructor)| is undefined|: command not found|: コマンドが見つかりません|: 명령어를 찾을 수 없음|: Kommando nicht gefunden| already exists| cannot be converted to)"
+    );
+    // A function named in a message: `add() missing 1 required …`, `C.add() …`.
+    re!(CALLED, r"\b[A-Za-z_][\w.]*\(\)");
+    re!(CONVERTED_TO, r"(cannot be converted to) ([A-Za-z_][\w.<>\[\]]*)");
+    re!(
+        SLOT_AFTER,
+        r"(?i)(?:(?:resolve host|main class|symbol|variable|for input string|no such (?:table|column|function|index|module)|the requirement)(?::)? )([A-Za-z_@][\w.@/=<>~!+-]*)|(?:host|name)(?::)? ([A-Za-z_@][\w.@/-]*)\s*$"
+    );
+    re!(
+        PATH_TOKEN,
+        r"(?:[A-Za-z]:)?(?:\.{0,2}/)?(?:[\w.@+-]+/)+[\w.@+-]*|\b\w[\w.-]*\.(?:py|js|mjs|cjs|ts|tsx|jsx|rs|c|h|cc|cpp|hpp|java|go|rb|php|json|ya?ml|toml|lock|txt|csv|md|sh|sql|tf|db|xml|html|css|gz|tgz|xz|zip|jar|class|so|o)\b"
+    );
+    re!(NUMBER, r"(?:^|[^A-Za-z_\d])(-?(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)*))");
+    re!(URL, r"\b[a-z][a-z0-9+.-]*://[^\s'\x22<>]+");
+    re!(VERSION_LIST, r"\(from versions: [^)]*\)");
+    re!(SPACES, r"\s+");
+
+    re!(PROGRAM, r"^([a-z][a-z0-9_.+-]*): ");
+    // Severity words and log prefixes that stand where a program name would.
+    const NOT_PROGRAMS: &[&str] = &["error", "fatal", "warning", "note", "hint", "panicked", "info", "debug"];
+    // Where in a script the shell was is not what went wrong.
+    re!(
+        SHELL_LINE,
+        r"(?:(?:line|行|줄|Zeile|ligne|línea|riga|строка) \d+|행 \d+번|\d+ 行): "
+    );
+    // Hints that some versions add: `missing separator (did you mean TAB …?)`.
+    re!(
+        HINT,
+        r"\s*\((?:did you mean|Did you mean)[^)]*\)|\.? Did you mean:? .*$"
+    );
+    re!(CHILD, r"^([\w.-]+) \(child\): ");
+    let headline = &*CHILD.replace(headline, "$1: ");
+    let mut text = SHELL_LINE.replace_all(headline, "").into_owned();
+    text = HINT.replace_all(&text, "").into_owned();
+    for c in CODE.captures_iter(headline) {
+        push_id(ids, IdKind::Code, &c[1]);
+    }
+    if let Some(c) = CURL_CODE.captures(headline) {
+        push_id(ids, IdKind::Code, &format!("curl({})", &c[1]));
+    }
+    if let Some(c) = EXCEPTION_HEAD.captures(headline) {
+        let class = short_class(&c[1]);
+        if class != "Error" {
+            push_id(ids, IdKind::Exception, class);
+        }
+    }
+    for c in ERRNO_NAME.captures_iter(headline) {
+        push_id(ids, IdKind::Errno, &c[1]);
+    }
+    if let Some(c) = PROGRAM.captures(headline) {
+        let program = &c[1];
+        if !NOT_PROGRAMS.contains(&program) && !program.ends_with(".error") {
+            push_id(ids, IdKind::Program, program);
+        }
+    }
+    text = QUOTED
+        .replace_all(&text, |c: &regex::Captures| {
+            let inner = c.iter().skip(1).flatten().next().map_or("", |m| m.as_str());
+            values.push(inner.to_string());
+            "<STR>"
+        })
+        .into_owned();
+    text = SLOT_BEFORE
+        .replace_all(&text, |c: &regex::Captures| {
+            let whole = c.get(0).unwrap();
+            let name = c.get(1).unwrap();
+            values.push(name.as_str().to_string());
+            let start = name.start() - whole.start();
+            let end = name.end() - whole.start();
+            let w = whole.as_str();
+            format!("{}<V>{}", &w[..start], &w[end..])
+        })
+        .into_owned();
+    text = CALLED
+        .replace_all(&text, |c: &regex::Captures| {
+            values.push(c[0].to_string());
+            "<V>()"
+        })
+        .into_owned();
+    text = CONVERTED_TO
+        .replace_all(&text, |c: &regex::Captures| {
+            values.push(c[2].to_string());
+            format!("{} <V>", &c[1])
+        })
+        .into_owned();
+    text = SLOT_AFTER
+        .replace_all(&text, |c: &regex::Captures| {
+            let whole = c.get(0).unwrap();
+            let name = c.get(1).or(c.get(2)).unwrap();
+            values.push(name.as_str().to_string());
+            let w = whole.as_str();
+            format!(
+                "{}<V>{}",
+                &w[..name.start() - whole.start()],
+                &w[name.end() - whole.start()..]
+            )
+        })
+        .into_owned();
+    text = mask_segment_before_message(&text, values);
+    text = URL
+        .replace_all(&text, |c: &regex::Captures| {
+            values.push(c[0].to_string());
+            "<URL>"
+        })
+        .into_owned();
+    text = VERSION_LIST.replace_all(&text, "(from versions: …)").into_owned();
+    text = PATH_TOKEN
+        .replace_all(&text, |c: &regex::Captures| {
+            values.push(c[0].to_string());
+            "<PATH>"
+        })
+        .into_owned();
+    text = NUMBER
+        .replace_all(&text, |c: &regex::Captures| {
+            // Keep what came before the number (one character, of any width).
+            let whole = c.get(0).unwrap();
+            let number = c.get(1).unwrap();
+            format!("{}<N>", &whole.as_str()[..number.start() - whole.start()])
+        })
+        .into_owned();
+    SPACES.replace_all(text.trim(), " ").into_owned()
+}
+
+/// `prog: VALUE: message`: the segment before the message is a value (a
+/// file, a command) when it is one token; codes (all capitals) stay.
+fn mask_segment_before_message(text: &str, values: &mut Vec<String>) -> String {
+    let segments: Vec<&str> = text.split(": ").collect();
+    if segments.len() < 3 {
+        return text.to_string();
+    }
+    let at = segments.len() - 2;
+    let value = segments[at];
+    let is_value = !value.is_empty()
+        && !value.contains(char::is_whitespace)
+        && !value.starts_with('<')
+        && !value
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_' || c == '[' || c == ']');
+    if !is_value {
+        return text.to_string();
+    }
+    values.push(value.to_string());
+    let mut out: Vec<&str> = segments.clone();
+    out[at] = "<V>";
+    out.join(": ")
+}
+
+/// The errno an error states, by name, number or message.
+fn errno_of(headline: &str) -> Option<&'static str> {
+    re!(ERRNO_NUMBER, r"\[Errno (\d+)\]|errno:? -?(\d+)\b");
+    const BY_NUMBER: &[(u32, &str)] = &[
+        (1, "EPERM"),
+        (2, "ENOENT"),
+        (13, "EACCES"),
+        (17, "EEXIST"),
+        (20, "ENOTDIR"),
+        (21, "EISDIR"),
+        (28, "ENOSPC"),
+        (39, "ENOTEMPTY"),
+        (98, "EADDRINUSE"),
+        (104, "ECONNRESET"),
+        (110, "ETIMEDOUT"),
+        (111, "ECONNREFUSED"),
+    ];
+    const BY_MESSAGE: &[(&str, &str)] = &[
+        ("No such file or directory", "ENOENT"),
+        ("no such file or directory", "ENOENT"),
+        ("Permission denied", "EACCES"),
+        ("permission denied", "EACCES"),
+        ("File exists", "EEXIST"),
+        ("file already exists", "EEXIST"),
+        ("Is a directory", "EISDIR"),
+        ("Not a directory", "ENOTDIR"),
+        ("Directory not empty", "ENOTEMPTY"),
+        ("Address already in use", "EADDRINUSE"),
+        ("address already in use", "EADDRINUSE"),
+        ("Connection refused", "ECONNREFUSED"),
+        ("Operation not permitted", "EPERM"),
+        ("No space left on device", "ENOSPC"),
+    ];
+    if let Some(c) = ERRNO_NUMBER.captures(headline) {
+        let n: u32 = c.get(1).or(c.get(2))?.as_str().parse().ok()?;
+        if let Some((_, name)) = BY_NUMBER.iter().find(|(k, _)| *k == n) {
+            return Some(name);
+        }
+    }
+    BY_MESSAGE
+        .iter()
+        .find(|(m, _)| headline.contains(m))
+        .map(|(_, name)| *name)
+}
+
+/// `error_codes(text)` as a JSON array of `{"kind", "value"}` objects.
+pub fn codes_json(text: &str) -> String {
+    let ids: Vec<serde_json::Value> = signature(text)
+        .identifiers
+        .iter()
+        .map(|i| serde_json::json!({"kind": i.kind.name(), "value": i.value}))
+        .collect();
+    serde_json::Value::Array(ids).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn traceback_gives_its_exception_line() {
+        let s = signature(
+            "Exit code 1\nTraceback (most recent call last):\n  File \"/w/app.py\", line 1, in <module>\n    import yaml\nModuleNotFoundError: No module named 'yaml'",
+        );
+        assert_eq!(s.text, "ModuleNotFoundError: No module named <STR>");
+        assert_eq!(s.values, vec!["yaml"]);
+        assert_eq!(s.identifier(IdKind::Exception), Some("ModuleNotFoundError"));
+    }
+
+    #[test]
+    fn compiler_codes_keep_their_digits() {
+        let s =
+            signature("main.ts(1,23): error TS2307: Cannot find module 'x' or its corresponding type declarations.");
+        assert_eq!(
+            s.text,
+            "error TS2307: Cannot find module <STR> or its corresponding type declarations."
+        );
+        assert_eq!(s.identifier(IdKind::Code), Some("TS2307"));
+        let r = signature("error[E0382]: borrow of moved value: `v`\n --> main.rs:4:5");
+        assert_eq!(r.text, "error[E0382]: borrow of moved value: <STR>");
+        assert_eq!(r.identifier(IdKind::Code), Some("E0382"));
+    }
+
+    #[test]
+    fn different_identifiers_of_one_kind_conflict() {
+        let a = signature("error TS2307: Cannot find module 'a'.");
+        let b = signature("error TS2305: Cannot find module 'a'.");
+        let c = signature("Error: ENOENT: no such file or directory, open 'x'");
+        let d = signature("Error: EACCES: permission denied, open 'x'");
+        assert!(a.conflicts_with(&b) && b.conflicts_with(&a));
+        assert!(c.conflicts_with(&d));
+        assert!(!a.conflicts_with(&signature("error TS2307: Cannot find module 'b'.")));
+    }
+
+    #[test]
+    fn value_kinds_tell_fixes_apart() {
+        let package = signature("Error: Cannot find module 'express'");
+        let relative = signature("Error: Cannot find module './utils'");
+        assert_eq!(package.text, relative.text);
+        assert!(package.conflicts_with(&relative));
+        assert!(!package.conflicts_with(&signature("Error: Cannot find module 'lodash'")));
+        let env = signature("KeyError: 'GITHUB_TOKEN'");
+        assert!(env.conflicts_with(&signature("KeyError: 'user_id'")));
+    }
+
+    #[test]
+    fn numbers_after_wide_characters() {
+        let s = signature("psql: エラー: ポート5999のサーバーへの接続に失敗しました");
+        assert!(s.text.contains("ポート<N>"), "{}", s.text);
+    }
+
+    #[test]
+    fn empty_and_boilerplate_only_give_nothing() {
+        assert_eq!(signature("").text, "");
+        assert_eq!(signature("Exit code 1").text, "");
+    }
+}
