@@ -233,7 +233,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 "re-keyed {rekeyed} entries, merged {merged}; run errkb embed for their vectors"
             )?;
         }
-        Command::Install { dry_run } => install::install(&paths::extension(cli.extension)?, dry_run, &mut out)?,
+        Command::Install { dry_run } => {
+            install::install(&paths::extension(cli.extension)?, dry_run, &mut out)?;
+            // Localized tool messages match their English originals once the
+            // catalogs of the user's languages are indexed.
+            let langs = catalog::user_languages();
+            if !langs.is_empty() {
+                if dry_run {
+                    writeln!(out, "would index the message catalogs of: {}", langs.join(", "))?;
+                } else {
+                    let conn = db::open(&db_path, Access::ReadWrite)?;
+                    let s = catalog::build(&conn, &langs)?;
+                    writeln!(out, "indexed {} localized messages ({})", s.messages, langs.join(", "))?;
+                }
+            }
+        }
         Command::Uninstall { dry_run } => install::uninstall(dry_run, &mut out)?,
         Command::Model { action } => {
             let dir = match action {
