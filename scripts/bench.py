@@ -426,16 +426,28 @@ def hooks(rounds=41):
          {**base, "tool_name": "Bash", "tool_input": {}, "error": keys[5]}),
         ("PostToolUseFailure, vector stage", "PostToolUseFailure",
          {**base, "tool_name": "Bash", "tool_input": {}, "error": "Module not found: Error: Can't resolve 'react'"}),
+        # A Python traceback, through the signature,
+        # the catalog lookup and all three stages, with the production-shaped
+        # model (its stand-in: 12 layers, 250,002-token vocabulary, int8).
+        ("PostToolUseFailure, vector stage, production-shaped model", "PostToolUseFailure",
+         {**base, "tool_name": "Bash", "tool_input": {"command": "python3 app.py"},
+          "error": "Exit code 1\nTraceback (most recent call last):\n  File \"/work/p3/app.py\", line 3, in <module>\n"
+                   "    import pendulum\nModuleNotFoundError: No module named 'pendulum_x'"}),
     ]
     # Each case has its own copy of the knowledge base (hooks learn, and a
     # case must not measure what another taught it), used for all its runs,
     # as one user's hooks use theirs: its log grows and is checkpointed.
+    standin()
     homes = []
-    for i, _ in enumerate(cases):
+    for i, (label, _, _) in enumerate(cases):
         home = CACHE / f"hooks_case{i}"
         shutil.rmtree(home, ignore_errors=True)
         shutil.copytree(pristine, home)
-        homes.append({"HOME": str(home)})
+        env = {"HOME": str(home)}
+        if "production-shaped" in label:
+            # Its thresholds are the seed's: the vector stage runs to the end.
+            env["ERRKB_MODEL"] = str(CACHE / "standin")
+        homes.append(env)
     floor, times = [], [[] for _ in cases]
     order = list(range(-1, len(cases)))  # -1: the floor
     rng = random.Random(7)

@@ -14,7 +14,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 
 use sqlite_loadable::prelude::sqlite3;
 
@@ -78,7 +78,7 @@ fn template_regex(msgstr: &str) -> Option<(Regex, Vec<usize>)> {
     let mut last_group = "";
     for (n, m) in DIRECTIVE.captures_iter(msgstr).enumerate() {
         let whole = m.get(0)?;
-        pattern.push_str(&regex::escape(&msgstr[last..whole.start()]));
+        pattern.push_str(&regex_lite::escape(&msgstr[last..whole.start()]));
         // A value that opens the message has no literal on its left to stop
         // it: one quoted string or one word (`'/nope'에 접근할 수 없음`
         // must not take the `ls: ` before it).
@@ -97,7 +97,7 @@ fn template_regex(msgstr: &str) -> Option<(Regex, Vec<usize>)> {
         last = whole.end();
     }
     let tail = &msgstr[last..];
-    pattern.push_str(&regex::escape(tail));
+    pattern.push_str(&regex_lite::escape(tail));
     // A directive at the very end takes the rest of the line.
     if tail.is_empty() && last_group == "(.+?)" {
         pattern.truncate(pattern.len() - last_group.len());

@@ -23,7 +23,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 
 /// Longest signature kept, in characters.
 const MAX_CHARS: usize = 300;
@@ -136,7 +136,7 @@ impl Signature {
 }
 
 pub fn value_kind(value: &str) -> ValueKind {
-    static ENV: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$").unwrap());
+    static ENV: LazyLock<Regex> = LazyLock::new(|| compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$"));
     if value.starts_with("./") || value.starts_with("../") {
         ValueKind::RelativePath
     } else if ENV.is_match(value) {
@@ -202,8 +202,15 @@ fn short_class(class: &str) -> &str {
 
 macro_rules! re {
     ($name:ident, $pattern:expr) => {
-        static $name: LazyLock<Regex> = LazyLock::new(|| Regex::new($pattern).unwrap());
+        static $name: LazyLock<Regex> = LazyLock::new(|| compile($pattern));
     };
+}
+
+/// A rule's regex. regex-lite's `\w`, `\d`, `\s` and `\b` are the ASCII
+/// ones: tools' identifiers, codes and paths are ASCII, localized words are
+/// matched literally.
+fn compile(pattern: &str) -> Regex {
+    Regex::new(pattern).unwrap()
 }
 
 re!(EXIT_CODE, r"^Exit code -?\d+$");
@@ -423,7 +430,7 @@ static BOILERPLATE: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"^╷$|^╵$|^│\s*$",
     ]
     .iter()
-    .map(|p| Regex::new(p).unwrap())
+    .map(|p| compile(p))
     .collect()
 });
 
@@ -480,7 +487,7 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
     // Quoted values: '…' "…" `…` ‘…’ “…” «…» „…“ 「…」 '…’ (gcc's and git's quotes).
     re!(
         QUOTED,
-        r#"'([^'\n]{0,200})'|"([^"\n]{0,200})"|`([^`\n]{0,200})`|‘([^’\n]{0,200})’|“([^”\n]{0,200})”|«([^»\n]{0,200})»|„([^“\n]{0,200})“|「([^」\n]{0,200})」|`([^'\n]{0,200})'"#
+        r#"'([^'\n]*)'|"([^"\n]*)"|`([^`\n]*)`|‘([^’\n]*)’|“([^”\n]*)”|«([^»\n]*)»|„([^“\n]*)“|「([^」\n]*)」|`([^'\n]*)'"#
     );
     // Bare values in known slots.
     re!(
@@ -542,14 +549,14 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
         }
     }
     text = QUOTED
-        .replace_all(&text, |c: &regex::Captures| {
+        .replace_all(&text, |c: &regex_lite::Captures| {
             let inner = c.iter().skip(1).flatten().next().map_or("", |m| m.as_str());
             values.push(inner.to_string());
             "<STR>"
         })
         .into_owned();
     text = SLOT_BEFORE
-        .replace_all(&text, |c: &regex::Captures| {
+        .replace_all(&text, |c: &regex_lite::Captures| {
             let whole = c.get(0).unwrap();
             let name = c.get(1).unwrap();
             values.push(name.as_str().to_string());
@@ -560,19 +567,19 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
         })
         .into_owned();
     text = CALLED
-        .replace_all(&text, |c: &regex::Captures| {
+        .replace_all(&text, |c: &regex_lite::Captures| {
             values.push(c[0].to_string());
             "<V>()"
         })
         .into_owned();
     text = CONVERTED_TO
-        .replace_all(&text, |c: &regex::Captures| {
+        .replace_all(&text, |c: &regex_lite::Captures| {
             values.push(c[2].to_string());
             format!("{} <V>", &c[1])
         })
         .into_owned();
     text = SLOT_AFTER
-        .replace_all(&text, |c: &regex::Captures| {
+        .replace_all(&text, |c: &regex_lite::Captures| {
             let whole = c.get(0).unwrap();
             let name = c.get(1).or(c.get(2)).unwrap();
             values.push(name.as_str().to_string());
@@ -586,20 +593,20 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
         .into_owned();
     text = mask_segment_before_message(&text, values);
     text = URL
-        .replace_all(&text, |c: &regex::Captures| {
+        .replace_all(&text, |c: &regex_lite::Captures| {
             values.push(c[0].to_string());
             "<URL>"
         })
         .into_owned();
     text = VERSION_LIST.replace_all(&text, "(from versions: …)").into_owned();
     text = PATH_TOKEN
-        .replace_all(&text, |c: &regex::Captures| {
+        .replace_all(&text, |c: &regex_lite::Captures| {
             values.push(c[0].to_string());
             "<PATH>"
         })
         .into_owned();
     text = NUMBER
-        .replace_all(&text, |c: &regex::Captures| {
+        .replace_all(&text, |c: &regex_lite::Captures| {
             // Keep what came before the number (one character, of any width).
             let whole = c.get(0).unwrap();
             let number = c.get(1).unwrap();

@@ -73,6 +73,12 @@ def test_a_database_of_the_javascript_system_works_as_is(tmp_path):
         assert conn.execute("SELECT count(*) FROM events").fetchone() == (3,)  # its event, ours, the advice
         assert conn.execute("SELECT use_count FROM error_kb").fetchone() == (2,)
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)  # upgraded in place, tables unchanged
+        # The upgrade gave the row its signature and its fix a counted row
+        # (the advice counted on both).
+        assert conn.execute("SELECT signature FROM error_kb_signatures").fetchall() == [
+            ("ENOENT: no such file or directory, open <STR>",)]
+        assert conn.execute("SELECT error_headline, use_count, json_extract(resolution, '$.tool') FROM kb_fixes").fetchall() == [
+            ("ENOENT: no such file or directory, open 'a.json'", 2, "Write")]
         columns = [r[1] for r in conn.execute("PRAGMA table_info(error_kb)")]
         assert columns == ["id", "ts", "error_normalized", "error_raw", "resolution", "resolved_by",
                            "tool_sequence", "use_count", "last_used"]
