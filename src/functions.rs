@@ -58,6 +58,12 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         flags: PURE,
     },
     ScalarFunction {
+        name: "edit_hunk",
+        n_args: 2,
+        func: edit_hunk,
+        flags: PURE,
+    },
+    ScalarFunction {
         name: "fix_key",
         n_args: 1,
         func: fix_key,
@@ -224,6 +230,15 @@ fn translate_messages(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) ->
 
 fn error_headline(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
     text_to_text(ctx, args, |text| signature::signature(text).headline)
+}
+
+/// NULL when either side is NULL.
+fn edit_hunk(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    match (text_arg(args, 0), text_arg(args, 1)) {
+        (Some(old), Some(new)) => api::result_text(ctx, resolution::edit_hunk(&old, &new))?,
+        _ => api::result_null(ctx),
+    }
+    Ok(())
 }
 
 fn fix_key(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {

@@ -1,9 +1,15 @@
-//! `resolution_text(resolution)`: a stored fix as one readable line for
-//! the agent, e.g. `success_after_error: Edit → Bash; command: npm`.
+//! What a fix is and how the agent reads it.
 //!
-//! A resolution is a JSON object (`resolvedBy`, `tool`, `toolSequence`, and
-//! whatever detail the learner kept); anything else, including resolutions
-//! written by hand as plain text, is shown as it is.
+//! `resolution_text(resolution)`: a stored fix as a few readable lines, e.g.
+//! `success_after_error: Bash → Bash; command: python app.py`, then what
+//! was done in between: `  ran: pip install pyyaml`, `  edited src/app.js:
+//! "require('./util')" → "require('./utils')"`.
+//!
+//! A resolution is a JSON object (`resolvedBy`, `tool`, `toolSequence`,
+//! `command`, `file`, and the steps in between: `commands`, `edits`);
+//! anything else, including resolutions written by hand as plain text, is
+//! shown as it is. `edit_hunk(old, new)` makes an edit's compact before →
+//! after.
 
 use serde_json::Value;
 
@@ -32,7 +38,50 @@ pub fn resolution_text(resolution: &str) -> String {
             line.push_str(&format!("; {key}: {value}"));
         }
     }
+    // The steps in between, one line each: what the agent can repeat.
+    for command in fields.get("commands").and_then(Value::as_array).into_iter().flatten() {
+        if let Some(command) = command.as_str() {
+            line.push_str(&format!("\n  ran: {command}"));
+        }
+    }
+    for edit in fields.get("edits").and_then(Value::as_array).into_iter().flatten() {
+        let part = |k: &str| edit.get(k).and_then(Value::as_str).unwrap_or("");
+        line.push_str(&format!("\n  edited {}", part("file")));
+        let (before, after) = (part("before"), part("after"));
+        if !before.is_empty() || !after.is_empty() {
+            line.push_str(&format!(": {} → {}", quoted(before), quoted(after)));
+        }
+    }
     line
+}
+
+/// A snippet on one line, quoted; newlines shown as ⏎.
+fn quoted(snippet: &str) -> String {
+    format!("\"{}\"", snippet.replace('\n', " ⏎ "))
+}
+
+/// Longest side of an edit's hunk kept, in characters.
+const MAX_HUNK_CHARS: usize = 160;
+
+/// The shortest hunk that shows an edit: the lines of `old` and `new` that
+/// differ (common leading and trailing lines dropped), each side cut to
+/// MAX_HUNK_CHARS. As a JSON object `{"before", "after"}`.
+pub fn edit_hunk(old: &str, new: &str) -> String {
+    let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..].iter().rev().zip(b[head..].iter().rev()).take_while(|(x, y)| x == y).count();
+    let side = |lines: &[&str]| -> String {
+        let text = lines.iter().map(|l| l.trim()).collect::<Vec<_>>().join("\n");
+        match text.char_indices().nth(MAX_HUNK_CHARS) {
+            Some((cut, _)) => format!("{}…", &text[..cut]),
+            None => text,
+        }
+    };
+    serde_json::json!({
+        "before": side(&a[head..a.len() - tail]),
+        "after": side(&b[head..b.len() - tail]),
+    })
+    .to_string()
 }
 
 /// What makes two fixes of one error the same fix: what was done (the
@@ -71,6 +120,31 @@ mod tests {
             "cross_tool_resolution (Edit)"
         );
         assert_eq!(resolution_text(r#"{"file":"a.ts"}"#), "resolved; file: a.ts");
+    }
+
+    #[test]
+    fn steps_in_between_are_shown_one_per_line() {
+        let r = r#"{"resolvedBy":"success_after_error","tool":"Bash","toolSequence":["Bash","Edit","Bash"],
+                   "command":"python app.py","commands":["pip install pyyaml"],
+                   "edits":[{"file":"/w/app.py","before":"import yml","after":"import yaml"}]}"#;
+        assert_eq!(
+            resolution_text(r),
+            "success_after_error: Bash → Edit → Bash; command: python app.py\n  ran: pip install pyyaml\n  \
+             edited /w/app.py: \"import yml\" → \"import yaml\""
+        );
+    }
+
+    #[test]
+    fn an_edit_hunk_is_the_lines_that_changed() {
+        let old = "a\nconst u = require('./util');\nb\n";
+        let new = "a\nconst u = require('./utils');\nb\n";
+        assert_eq!(
+            edit_hunk(old, new),
+            r#"{"before":"const u = require('./util');","after":"const u = require('./utils');"}"#
+        );
+        assert_eq!(edit_hunk("", "x"), r#"{"before":"","after":"x"}"#);
+        let long = "y".repeat(500);
+        assert!(edit_hunk("x", &long).chars().count() < 200);
     }
 
     #[test]

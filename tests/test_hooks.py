@@ -36,6 +36,7 @@ MISSING = "Error: Cannot find module '/work/app/src/util.js'\nRequire stack:\n- 
 ADVICE = ("[Reflexion 에러 KB] 이전에 동일 에러를 해결한 이력이 있습니다:\n"
           "- 에러: Error: Cannot find module '/work/app/src/util.js'\n"
           "- 해결 방법: success_after_error: Edit → Bash; command: node src/index.js; file: /work/app/src/index.js\n"
+          "  edited /work/app/src/index.js: \"./util\" → \"./utils\"\n"
           "이 정보를 참고하여 해결을 시도하세요.")
 
 
@@ -120,7 +121,8 @@ def test_secrets_and_sensitive_paths_are_not_stored(home):
     hook(home, "PostToolUse", payload("s", "Bash", {"command": "curl -H 'Authorization: Bearer abc123' x"}))
     data = [json.loads(d) for (d,) in db_rows(home, "SELECT data FROM events ORDER BY id")]
     assert data[0]["meta"] == {"file": "[SENSITIVE_PATH]"}
-    assert data[1]["meta"] == {"command": "curl", "subject": "curl"}
+    assert data[1]["meta"] == {"command": "curl", "subject": "curl",
+                               "line": "curl -H 'Authorization: Bearer [REDACTED]' x"}
     assert "abc123" not in json.dumps(db_rows(home, "SELECT * FROM events"))
 
 
@@ -206,6 +208,7 @@ def test_subagent_start_briefs_code_agents_only(home):
                     "- File does not exist. (Read)\n"
                     f"- {KEY} (Bash)\n"
                     "  해결: success_after_error: Edit → Bash; command: node src/index.js; file: /work/app/src/index.js\n"
+                    "  edited /work/app/src/index.js: \"./util\" → \"./utils\"\n"
                     "적용할 프로젝트 규칙:\n"
                     "- Run npm install after changing package.json\n"
                     "- Prefer relative imports")

@@ -125,6 +125,7 @@ def test_a_session_through_the_installed_commands(home, tmp_path):
     assert told == ("[Reflexion 에러 KB] 이전에 동일 에러를 해결한 이력이 있습니다:\n"
                     "- 에러: Error: Cannot find module '/work/shop/src/cart.js'\n"
                     "- 해결 방법: success_after_error: Edit → Bash; command: node src/app.js; file: /work/shop/src/app.js\n"
+                    "  edited /work/shop/src/app.js: \"cart\" → \"basket\"\n"
                     "이 정보를 참고하여 해결을 시도하세요.")
     warned = tool("PreToolUse", "two", "Edit", {"file_path": "/work/shop/src/app.js", "old_string": "a", "new_string": "b"})
     assert warned == (f"⚠️ 이 파일 관련 과거 에러: {key}\n"
@@ -139,8 +140,10 @@ def test_a_session_through_the_installed_commands(home, tmp_path):
     assert briefed == ("이 프로젝트의 최근 에러 패턴:\n"
                        f"- {key} (Bash)\n"
                        "  해결: success_after_error: Edit → Bash; command: node src/app.js; file: /work/shop/src/app.js\n"
+                       "  edited /work/shop/src/app.js: \"cart\" → \"basket\"\n"
                        f"- {key} (Bash)\n"
                        "  해결: success_after_error: Edit → Bash; command: node src/app.js; file: /work/shop/src/app.js\n"
+                       "  edited /work/shop/src/app.js: \"cart\" → \"basket\"\n"
                        "적용할 프로젝트 규칙:\n- Keep imports relative")
     assert claude_runs(home, "SubagentStart", {**agent, "agent_type": "researcher"}, tmp_path) is None
     # Payloads as Claude Code sends them are nothing to log.

@@ -8,26 +8,36 @@
 -- often hundreds of kilobytes, and each json_extract on it costs a parse.
 CREATE TEMP TABLE payload AS
 SELECT session_id, cwd, tool, command, file_path, pattern, agent_type, model, agent_id,
-       CASE WHEN tool = 'Bash' THEN command_subject(command) END AS subject
+       CASE WHEN tool = 'Bash' THEN command_subject(command) END AS subject,
+       -- an edit's compact before → after, redacted before it is cut
+       CASE WHEN old_text IS NOT NULL OR new_text IS NOT NULL
+            THEN edit_hunk(redact_secrets(coalesce(old_text, '')), redact_secrets(coalesce(new_text, ''))) END AS edit
 FROM (SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_extract(f, '$[1]') AS cwd,
              json_extract(f, '$[2]') AS tool, redact_secrets(substr(json_extract(f, '$[3]'), 1, 20000)) AS command,
              coalesce(json_extract(f, '$[4]'), json_extract(f, '$[8]')) AS file_path, json_extract(f, '$[5]') AS pattern,
-             json_extract(f, '$[6]') AS agent_type, json_extract(f, '$[7]') AS model, json_extract(f, '$[9]') AS agent_id
+             json_extract(f, '$[6]') AS agent_type, json_extract(f, '$[7]') AS model, json_extract(f, '$[9]') AS agent_id,
+             substr(json_extract(f, '$[10]'), 1, 20000) AS old_text,
+             substr(coalesce(json_extract(f, '$[11]'), json_extract(f, '$[12]')), 1, 20000) AS new_text
       FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.tool_input.command',
                                 '$.tool_input.file_path', '$.tool_input.pattern', '$.tool_input.subagent_type',
-                                '$.tool_input.model', '$.tool_input.notebook_path', '$.agent_id') AS f));
+                                '$.tool_input.model', '$.tool_input.notebook_path', '$.agent_id',
+                                '$.tool_input.old_string', '$.tool_input.new_string',
+                                '$.tool_input.new_source') AS f));
 
 -- 1. The event, with what is worth remembering of the input ("meta"):
 -- sensitive file names masked, secrets in commands redacted (before the
 -- command is cut: a cut token no longer has the shape that is redacted).
 -- A Bash command's subject (program and script or subcommand) tells a
--- retry of a failed command from an unrelated one.
+-- retry of a failed command from an unrelated one; its line (at most 200
+-- characters) and an edit's hunk are what a learned fix shows.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'tool_use', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id, path_basename(cwd), cwd,
        json_object('tool', tool, 'meta', json(CASE
          WHEN tool = 'Bash' THEN json_object('command',
-           substr(ltrim(command), 1, instr(ltrim(command) || ' ', ' ') - 1), 'subject', subject)
-         WHEN tool IN ('Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit') THEN json_object('file', redact_path(file_path))
+           substr(ltrim(command), 1, instr(ltrim(command) || ' ', ' ') - 1), 'subject', subject,
+           'line', substr(trim(command), 1, 200))
+         WHEN tool IN ('Edit', 'NotebookEdit') THEN json_object('file', redact_path(file_path), 'edit', json(edit))
+         WHEN tool IN ('Read', 'Write', 'MultiEdit') THEN json_object('file', redact_path(file_path))
          WHEN tool IN ('Grep', 'Glob') THEN json_object('pattern', redact_secrets(pattern))
          WHEN tool IN ('Task', 'Agent') THEN json_object('agentType', agent_type, 'model', model)
          END), 'success', json('true'), 'agentId', agent_id)
@@ -44,35 +54,58 @@ SELECT row_number() OVER (ORDER BY ts, id) AS n, id, type,
        json_extract(data, '$.signature') AS signature,
        json_extract(data, '$.headline') AS headline,
        coalesce(json_extract(data, '$.meta.subject'), json_extract(data, '$.subject')) AS subject,
-       coalesce(json_extract(data, '$.meta.file'), json_extract(data, '$.file')) AS file
+       coalesce(json_extract(data, '$.meta.file'), json_extract(data, '$.file')) AS file,
+       json_extract(data, '$.meta.line') AS line,
+       json_extract(data, '$.meta.edit') AS edit
 FROM (SELECT * FROM events WHERE session_id = (SELECT session_id FROM temp.payload)
         -- tool steps only: a kb_hit (advice given) is not one
         AND type IN ('tool_use', 'tool_error')
         AND coalesce(json_extract(data, '$.agentId'), '') = coalesce((SELECT agent_id FROM temp.payload), '')
       ORDER BY ts DESC, id DESC LIMIT 50);
 
+-- 3. What this success resolves; an error event is learned at most once.
+--
 -- Whether success s is related to error e (SPEC §5.1): the same tool, and
 -- for Bash the same subject (an `ls` after a failing `python3 app.py` is
 -- not its fix, `python app.py` is), for file tools the same file. Errors
 -- stored by older versions have neither: any success of their tool counts.
-CREATE TEMP VIEW related AS
+-- What was done between an error and its fix (SPEC §5.1): the commands
+-- that ran (not the ones that only looked around: ls, cat, git status …,
+-- nor retries of the failing one) and the edits, in order.
+-- Both are computed once (MATERIALIZED), however often the branches below
+-- look at them.
+CREATE TEMP TABLE learned AS
+WITH current AS (SELECT max(n) AS n, (SELECT tool FROM temp.payload) AS tool FROM temp.recent),
+related AS MATERIALIZED (
 SELECT e.n AS error_n, s.n AS success_n
 FROM temp.recent AS e JOIN temp.recent AS s ON s.n > e.n AND s.tool = e.tool
 WHERE e.type = 'tool_error' AND s.type = 'tool_use'
   AND (e.subject IS NULL OR e.subject = s.subject)
-  AND (e.file IS NULL OR e.tool = 'Bash' OR e.file = s.file);
-
--- 3. What this success resolves; an error event is learned at most once.
-CREATE TEMP TABLE learned AS
-WITH current AS (SELECT max(n) AS n, (SELECT tool FROM temp.payload) AS tool FROM temp.recent)
+  AND (e.file IS NULL OR e.tool = 'Bash' OR e.file = s.file)),
+steps AS MATERIALIZED (
+SELECT n, tool, line, file, edit,
+       tool = 'Bash' AND line IS NOT NULL
+         AND coalesce(subject, '') NOT IN ('ls', 'cat', 'pwd', 'echo', 'head', 'tail', 'less', 'grep', 'rg', 'find',
+                                           'which', 'type', 'file', 'wc', 'tree', 'stat', 'env', 'printenv',
+                                           'git status', 'git diff', 'git log', 'git show', 'git branch') AS is_command,
+       tool IN ('Edit', 'NotebookEdit') AND edit IS NOT NULL AS is_edit
+FROM temp.recent WHERE type = 'tool_use'),
+-- the latest error this success is related to
+target AS (SELECT max(error_n) AS n FROM related, current WHERE success_n = current.n)
 -- same tool: the latest error of this tool that this success is related
 -- to; the tools used since (at most 5)
 SELECT e.id AS event_id, e.error, e.error_raw, e.signature, e.headline, 'success_after_error' AS kind,
        (SELECT json_group_array(tool) FROM
           (SELECT tool FROM temp.recent r WHERE r.n > e.n ORDER BY r.n LIMIT 5)) AS tool_sequence,
-       (SELECT file FROM temp.recent r WHERE r.n > e.n AND r.file IS NOT NULL ORDER BY r.n DESC LIMIT 1) AS file
-FROM temp.recent e, current
-WHERE e.n = (SELECT max(error_n) FROM temp.related WHERE success_n = current.n)
+       (SELECT file FROM temp.recent r WHERE r.n > e.n AND r.file IS NOT NULL ORDER BY r.n DESC LIMIT 1) AS file,
+       (SELECT json_group_array(line) FROM (SELECT line FROM steps s WHERE s.n > e.n AND s.n < current.n
+          AND s.is_command AND s.line IS NOT substr(trim(p.command), 1, 200) ORDER BY s.n LIMIT 5)) AS commands,
+       (SELECT json_group_array(json_object('file', file, 'before', json_extract(edit, '$.before'),
+                                            'after', json_extract(edit, '$.after')))
+          FROM (SELECT file, edit FROM steps s WHERE s.n > e.n AND s.n <= current.n AND s.is_edit
+                ORDER BY s.n LIMIT 3)) AS edits
+FROM temp.recent e, current, temp.payload AS p
+WHERE e.n = (SELECT n FROM target)
   AND coalesce(e.error, '') <> '' AND e.id NOT IN (SELECT event_id FROM resolved_errors)
 UNION ALL
 -- cross tool: an error of another tool, later followed by a related
@@ -81,9 +114,15 @@ UNION ALL
 SELECT e.id, e.error, e.error_raw, e.signature, e.headline, 'cross_tool_resolution',
        (SELECT json_group_array(tool) FROM
           (SELECT tool FROM temp.recent r WHERE r.n > e.n AND r.n < s.n ORDER BY r.n LIMIT 5)),
-       (SELECT file FROM temp.recent r WHERE r.n > e.n AND r.n < s.n AND r.file IS NOT NULL ORDER BY r.n DESC LIMIT 1)
+       (SELECT file FROM temp.recent r WHERE r.n > e.n AND r.n < s.n AND r.file IS NOT NULL ORDER BY r.n DESC LIMIT 1),
+       (SELECT json_group_array(line) FROM (SELECT line FROM steps st WHERE st.n > e.n AND st.n < s.n
+          AND st.is_command ORDER BY st.n LIMIT 5)),
+       (SELECT json_group_array(json_object('file', file, 'before', json_extract(edit, '$.before'),
+                                            'after', json_extract(edit, '$.after')))
+          FROM (SELECT file, edit FROM steps st WHERE st.n > e.n AND st.n < s.n AND st.is_edit
+                ORDER BY st.n LIMIT 3))
 FROM temp.recent e, current
-JOIN temp.recent s ON s.n = (SELECT min(success_n) FROM temp.related WHERE error_n = e.n)
+JOIN temp.recent s ON s.n = (SELECT min(success_n) FROM related WHERE error_n = e.n)
 WHERE e.type = 'tool_error' AND e.tool IS NOT current.tool
   AND EXISTS (SELECT 1 FROM temp.recent m WHERE m.n > e.n AND m.n < s.n AND m.tool = current.tool)
   AND coalesce(e.error, '') <> '' AND e.id NOT IN (SELECT event_id FROM resolved_errors);
@@ -96,9 +135,12 @@ WHERE e.type = 'tool_error' AND e.tool IS NOT current.tool
 BEGIN;
 INSERT INTO kb_learn (ts, error_raw, error_key, signature, headline, resolution, resolved_by, tool_sequence)
 SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), l.error_raw, l.error, l.signature, l.headline,
-       json_object('resolvedBy', l.kind, 'tool', p.tool, 'toolSequence', json(l.tool_sequence),
-                   'sessionId', p.session_id, 'errorRaw', l.error_raw,
-                   'command', p.command, 'file', l.file),
+       json_patch(json_object('resolvedBy', l.kind, 'tool', p.tool, 'toolSequence', json(l.tool_sequence),
+                              'sessionId', p.session_id, 'errorRaw', l.error_raw,
+                              'command', p.command, 'file', l.file),
+                  -- the steps in between, when there were any
+                  json_object('commands', CASE WHEN json_array_length(l.commands) > 0 THEN json(l.commands) END,
+                              'edits', CASE WHEN json_array_length(l.edits) > 0 THEN json(l.edits) END)),
        p.tool, l.tool_sequence
 FROM temp.learned AS l,
      (SELECT tool, session_id,
