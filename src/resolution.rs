@@ -69,7 +69,12 @@ const MAX_HUNK_CHARS: usize = 160;
 pub fn edit_hunk(old: &str, new: &str) -> String {
     let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
     let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let tail = a[head..].iter().rev().zip(b[head..].iter().rev()).take_while(|(x, y)| x == y).count();
+    let tail = a[head..]
+        .iter()
+        .rev()
+        .zip(b[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
     let side = |lines: &[&str]| -> String {
         let text = lines.iter().map(|l| l.trim()).collect::<Vec<_>>().join("\n");
         match text.char_indices().nth(MAX_HUNK_CHARS) {

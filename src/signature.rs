@@ -496,7 +496,7 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
     );
     // A function named in a message: `add() missing 1 required …`, `C.add() …`.
     re!(CALLED, r"\b[A-Za-z_][\w.]*\(\)");
-    re!(CONVERTED_TO, r"(cannot be converted to) ([A-Za-z_][\w.<>\[\]]*)");
+    re!(CONVERTED_TO, r"cannot be converted to ([A-Za-z_][\w.<>\[\]]*)");
     re!(
         SLOT_AFTER,
         r"(?i)(?:(?:resolve host|main class|symbol|variable|for input string|no such (?:table|column|function|index|module)|the requirement)(?::)? )([A-Za-z_@][\w.@/=<>~!+-]*)|(?:host|name)(?::)? ([A-Za-z_@][\w.@/-]*)\s*$"
@@ -548,63 +548,15 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
             push_id(ids, IdKind::Program, program);
         }
     }
-    text = QUOTED
-        .replace_all(&text, |c: &regex_lite::Captures| {
-            let inner = c.iter().skip(1).flatten().next().map_or("", |m| m.as_str());
-            values.push(inner.to_string());
-            "<STR>"
-        })
-        .into_owned();
-    text = SLOT_BEFORE
-        .replace_all(&text, |c: &regex_lite::Captures| {
-            let whole = c.get(0).unwrap();
-            let name = c.get(1).unwrap();
-            values.push(name.as_str().to_string());
-            let start = name.start() - whole.start();
-            let end = name.end() - whole.start();
-            let w = whole.as_str();
-            format!("{}<V>{}", &w[..start], &w[end..])
-        })
-        .into_owned();
-    text = CALLED
-        .replace_all(&text, |c: &regex_lite::Captures| {
-            values.push(c[0].to_string());
-            "<V>()"
-        })
-        .into_owned();
-    text = CONVERTED_TO
-        .replace_all(&text, |c: &regex_lite::Captures| {
-            values.push(c[2].to_string());
-            format!("{} <V>", &c[1])
-        })
-        .into_owned();
-    text = SLOT_AFTER
-        .replace_all(&text, |c: &regex_lite::Captures| {
-            let whole = c.get(0).unwrap();
-            let name = c.get(1).or(c.get(2)).unwrap();
-            values.push(name.as_str().to_string());
-            let w = whole.as_str();
-            format!(
-                "{}<V>{}",
-                &w[..name.start() - whole.start()],
-                &w[name.end() - whole.start()..]
-            )
-        })
-        .into_owned();
+    text = mask_with(&QUOTED, &text, values, "<STR>", false);
+    text = mask_with(&SLOT_BEFORE, &text, values, "<V>", true);
+    text = mask_with(&CALLED, &text, values, "<V>()", false);
+    text = mask_with(&CONVERTED_TO, &text, values, "<V>", true);
+    text = mask_with(&SLOT_AFTER, &text, values, "<V>", true);
     text = mask_segment_before_message(&text, values);
-    text = URL
-        .replace_all(&text, |c: &regex_lite::Captures| {
-            values.push(c[0].to_string());
-            "<URL>"
-        })
-        .into_owned();
+    text = mask_with(&URL, &text, values, "<URL>", false);
     text = VERSION_LIST.replace_all(&text, "(from versions: …)").into_owned();
-    text = PATH_TOKEN
-        .replace_all(&text, |c: &regex_lite::Captures| {
-            values.push(c[0].to_string());
-            "<PATH>"
-        })
-        .into_owned();
+    text = mask_with(&PATH_TOKEN, &text, values, "<PATH>", false);
     text = NUMBER
         .replace_all(&text, |c: &regex_lite::Captures| {
             // Keep what came before the number (one character, of any width).
@@ -614,6 +566,28 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
         })
         .into_owned();
     SPACES.replace_all(text.trim(), " ").into_owned()
+}
+
+/// Every match of `re` masked: its value (the first capture group that took
+/// part, or the whole match) is noted in `values` and replaced by
+/// `placeholder`, with the rest of the match kept (`keep_context`) or not.
+fn mask_with(re: &Regex, text: &str, values: &mut Vec<String>, placeholder: &str, keep_context: bool) -> String {
+    re.replace_all(text, |c: &regex_lite::Captures| {
+        let whole = c.get(0).unwrap();
+        let value = c.iter().skip(1).flatten().next().unwrap_or(whole);
+        values.push(value.as_str().to_string());
+        if keep_context {
+            let w = whole.as_str();
+            format!(
+                "{}{placeholder}{}",
+                &w[..value.start() - whole.start()],
+                &w[value.end() - whole.start()..]
+            )
+        } else {
+            placeholder.to_string()
+        }
+    })
+    .into_owned()
 }
 
 /// `prog: VALUE: message`: the segment before the message is a value (a
