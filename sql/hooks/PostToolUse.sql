@@ -48,19 +48,17 @@ FROM temp.payload;
 -- streams: one agent's success is not another's fix.
 CREATE TEMP TABLE recent AS
 SELECT row_number() OVER (ORDER BY ts, id) AS n, id, type,
-       json_extract(data, '$.tool') AS tool,
-       json_extract(data, '$.error') AS error,
-       json_extract(data, '$.errorRaw') AS error_raw,
-       json_extract(data, '$.signature') AS signature,
-       json_extract(data, '$.headline') AS headline,
-       coalesce(json_extract(data, '$.meta.subject'), json_extract(data, '$.subject')) AS subject,
-       coalesce(json_extract(data, '$.meta.file'), json_extract(data, '$.file')) AS file,
-       json_extract(data, '$.meta.line') AS line,
-       json_extract(data, '$.meta.edit') AS edit
-FROM (SELECT * FROM events WHERE session_id = (SELECT session_id FROM temp.payload)
+       f ->> 0 AS tool, f ->> 1 AS error, f ->> 2 AS error_raw, f ->> 3 AS signature, f ->> 4 AS headline,
+       coalesce(f ->> 5, f ->> 6) AS subject, coalesce(f ->> 7, f ->> 8) AS file, f ->> 9 AS line,
+       f -> 10 AS edit
+FROM (SELECT id, type, ts,
+             -- one parse of each event's data for all its fields
+             json_extract(data, '$.tool', '$.error', '$.errorRaw', '$.signature', '$.headline', '$.meta.subject',
+                          '$.subject', '$.meta.file', '$.file', '$.meta.line', '$.meta.edit') AS f
+      FROM events WHERE session_id = (SELECT session_id FROM temp.payload)
         -- tool steps only: a kb_hit (advice given) is not one
         AND type IN ('tool_use', 'tool_error')
-        AND coalesce(json_extract(data, '$.agentId'), '') = coalesce((SELECT agent_id FROM temp.payload), '')
+        AND coalesce(data ->> '$.agentId', '') = coalesce((SELECT agent_id FROM temp.payload), '')
       ORDER BY ts DESC, id DESC LIMIT 50);
 
 -- 3. What this success resolves; an error event is learned at most once.
