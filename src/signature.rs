@@ -337,7 +337,9 @@ fn judge(line: &str) -> Option<Candidate> {
         );
     }
     if let Some(c) = NODE_ERROR.captures(trimmed) {
-        return found(8, format!("{}: {}", &c[1], &c[3]));
+        // A bare `Error:` names no class: `Error: Cannot find module 'x'`
+        // is the message `Cannot find module 'x'`, as other writers store it.
+        return found(8, if &c[1] == "Error" { c[3].to_string() } else { format!("{}: {}", &c[1], &c[3]) });
     }
     if let Some(c) = LINKER.captures(trimmed) {
         return found(8, c[1].to_string());
@@ -711,6 +713,7 @@ mod tests {
     #[test]
     fn value_kinds_tell_fixes_apart() {
         let package = signature("Error: Cannot find module 'express'");
+        assert_eq!(package.text, "Cannot find module <STR>");
         let relative = signature("Error: Cannot find module './utils'");
         assert_eq!(package.text, relative.text);
         assert!(package.conflicts_with(&relative));

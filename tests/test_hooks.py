@@ -34,7 +34,7 @@ MISSING = "Error: Cannot find module '/work/app/src/util.js'\nRequire stack:\n- 
 # The advice quotes the original error (its identifying line), so the
 # agent can judge whether it is the same problem.
 ADVICE = ("[Reflexion 에러 KB] 이전에 동일 에러를 해결한 이력이 있습니다:\n"
-          "- 에러: Error: Cannot find module '/work/app/src/util.js'\n"
+          "- 에러: Cannot find module '/work/app/src/util.js'\n"
           "- 해결 방법: success_after_error: Edit → Bash; command: node src/index.js; file: /work/app/src/index.js\n"
           "  edited /work/app/src/index.js: \"./util\" → \"./utils\"\n"
           "이 정보를 참고하여 해결을 시도하세요.")

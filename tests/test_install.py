@@ -123,7 +123,7 @@ def test_a_session_through_the_installed_commands(home, tmp_path):
     told = tool("PostToolUseFailure", "two", "Bash", {"command": "node src/app.js"},
                 error="Error: Cannot find module '/home/me/shop/src/cart.js'\nRequire stack:\n- /home/me/shop/src/app.js")
     assert told == ("[Reflexion 에러 KB] 이전에 동일 에러를 해결한 이력이 있습니다:\n"
-                    "- 에러: Error: Cannot find module '/work/shop/src/cart.js'\n"
+                    "- 에러: Cannot find module '/work/shop/src/cart.js'\n"
                     "- 해결 방법: success_after_error: Edit → Bash; command: node src/app.js; file: /work/shop/src/app.js\n"
                     "  edited /work/shop/src/app.js: \"cart\" → \"basket\"\n"
                     "이 정보를 참고하여 해결을 시도하세요.")

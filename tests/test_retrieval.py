@@ -34,7 +34,7 @@ def signature(text):
     ("py-missing-package", "ModuleNotFoundError: No module named <STR>", {("exception", "ModuleNotFoundError")}),
     ("py-file-not-found", "FileNotFoundError: [Errno <N>] No such file or directory: <STR>",
      {("exception", "FileNotFoundError"), ("errno", "ENOENT")}),
-    ("node-missing-package", "Error: Cannot find module <STR>", {("code", "MODULE_NOT_FOUND")}),
+    ("node-missing-package", "Cannot find module <STR>", {("code", "MODULE_NOT_FOUND")}),
     ("node-read-undefined", "TypeError: Cannot read properties of undefined (reading <STR>)",
      {("exception", "TypeError")}),
     ("tsc-missing-module", "error TS2307: Cannot find module <STR> or its corresponding type declarations.",
