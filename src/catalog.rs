@@ -126,15 +126,19 @@ fn fill(msgid: &str, args: &[Option<String>]) -> String {
 }
 
 const LOOKUP_SQL: &str = "SELECT msgid, msgstr FROM message_catalog WHERE anchor = ?1 LIMIT 200";
+const ANY_SQL: &str = "SELECT 1 FROM message_catalog LIMIT 1";
 
 /// `text` with the localized messages the catalog knows written in English.
 /// Without a `message_catalog` table (or an empty one) the text comes back
 /// as it is.
 pub fn translate(db: *mut sqlite3, text: &str) -> Result<String, String> {
-    let mut lookup = match Statement::prepare(db, LOOKUP_SQL) {
-        Ok(stmt) => stmt,
-        Err(_) => return Ok(text.to_string()), // no catalog table: nothing to translate
-    };
+    // No catalog table, or an empty one (an English-only user): nothing to
+    // look up, line by line and piece by piece.
+    let has_catalog = Statement::prepare(db, ANY_SQL).and_then(|mut any| any.step()).unwrap_or(false);
+    if !has_catalog {
+        return Ok(text.to_string());
+    }
+    let mut lookup = Statement::prepare(db, LOOKUP_SQL)?;
     let mut out = String::with_capacity(text.len());
     for (n, line) in text.split_inclusive('\n').enumerate() {
         if n >= MAX_LINES || line.is_ascii() && !might_be_translated(line) {

@@ -9,19 +9,22 @@
 -- first 20,000 characters: the key and the stored text come from far
 -- less, and a cut token past that point is never kept).
 CREATE TEMP TABLE payload AS
+WITH input AS MATERIALIZED (
+  SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_extract(f, '$[1]') AS cwd,
+         json_extract(f, '$[2]') AS tool,
+         redact_secrets(substr(coalesce(json_extract(f, '$[3]'), ''), 1, 20000)) AS error,
+         json_extract(f, '$[4]') AS command,
+         redact_path(coalesce(json_extract(f, '$[5]'), json_extract(f, '$[6]'))) AS file,
+         json_extract(f, '$[7]') AS agent_id
+  FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.error',
+                            '$.tool_input.command', '$.tool_input.file_path',
+                            '$.tool_input.notebook_path', '$.agent_id') AS f)),
+-- MATERIALIZED: each is computed once, not once per use below
+english AS MATERIALIZED (SELECT *, translate_messages(error) AS english FROM input)
 SELECT session_id, cwd, tool, error, normalize_error(error) AS error_key, substr(error, 1, 500) AS error_raw,
        error_signature(english) AS signature, error_headline(english) AS headline,
        CASE WHEN tool = 'Bash' THEN command_subject(command) END AS subject, file, agent_id
-FROM (SELECT session_id, cwd, tool, error, translate_messages(error) AS english, command, file, agent_id
-      FROM (SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_extract(f, '$[1]') AS cwd,
-                   json_extract(f, '$[2]') AS tool,
-                   redact_secrets(substr(coalesce(json_extract(f, '$[3]'), ''), 1, 20000)) AS error,
-                   json_extract(f, '$[4]') AS command,
-                   redact_path(coalesce(json_extract(f, '$[5]'), json_extract(f, '$[6]'))) AS file,
-                   json_extract(f, '$[7]') AS agent_id
-            FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.error',
-                                      '$.tool_input.command', '$.tool_input.file_path',
-                                      '$.tool_input.notebook_path', '$.agent_id') AS f)));
+FROM english;
 
 -- 1. The event (before anything that may be slow or fail: it commits
 -- alone), with what learning needs later: the signature and identifying
