@@ -12,7 +12,7 @@ PY      := $(VENV)/bin/python
 MODEL   := $(DIST)/model/model.onnx
 ORT_LIB := $(DIST)/libonnxruntime.so.1.32.0
 
-.PHONY: all loadable deps venv model demo test test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
+.PHONY: all loadable deps venv model demo test claude-code test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
 
 all: loadable
 
@@ -78,7 +78,25 @@ calibrate: loadable model
 demo: loadable model
 	@bash scripts/demo.sh
 
-test: loadable model test-rust test-sql
+# The real Claude Code client, pinned, for the end-to-end test
+# (tests/test_claude_code.py drives it against a scripted stand-in of the
+# Messages API), with the Agent SDK's hook types and TypeScript to check
+# payloads and outputs against them. From npm's registry; the SDK's own
+# bundled client (an optional dependency) is left out.
+CLAUDE_CODE_VERSION := 2.1.332
+CLAUDE_SDK_VERSION  := 0.3.332
+CLAUDE_PLATFORM     := $(shell node -p 'process.platform + "-" + process.arch' 2>/dev/null)
+CLAUDE              := .cache/claude-code/node_modules/@anthropic-ai/claude-code-$(CLAUDE_PLATFORM)/claude
+$(CLAUDE):
+	@mkdir -p .cache/claude-code
+	cd .cache/claude-code && npm install --silent --no-audit --no-fund --omit=optional \
+	  @anthropic-ai/claude-code-$(CLAUDE_PLATFORM)@$(CLAUDE_CODE_VERSION) \
+	  @anthropic-ai/claude-agent-sdk@$(CLAUDE_SDK_VERSION) typescript@5.9.3
+	@touch $@
+
+claude-code: $(CLAUDE)
+
+test: loadable model claude-code test-rust test-sql
 
 test-rust:
 	$(CARGO) test --locked --lib --bins

@@ -134,7 +134,9 @@ const ANY_SQL: &str = "SELECT 1 FROM message_catalog LIMIT 1";
 pub fn translate(db: *mut sqlite3, text: &str) -> Result<String, String> {
     // No catalog table, or an empty one (an English-only user): nothing to
     // look up, line by line and piece by piece.
-    let has_catalog = Statement::prepare(db, ANY_SQL).and_then(|mut any| any.step()).unwrap_or(false);
+    let has_catalog = Statement::prepare(db, ANY_SQL)
+        .and_then(|mut any| any.step())
+        .unwrap_or(false);
     if !has_catalog {
         return Ok(text.to_string());
     }

@@ -339,7 +339,14 @@ fn judge(line: &str) -> Option<Candidate> {
     if let Some(c) = NODE_ERROR.captures(trimmed) {
         // A bare `Error:` names no class: `Error: Cannot find module 'x'`
         // is the message `Cannot find module 'x'`, as other writers store it.
-        return found(8, if &c[1] == "Error" { c[3].to_string() } else { format!("{}: {}", &c[1], &c[3]) });
+        return found(
+            8,
+            if &c[1] == "Error" {
+                c[3].to_string()
+            } else {
+                format!("{}: {}", &c[1], &c[3])
+            },
+        );
     }
     if let Some(c) = LINKER.captures(trimmed) {
         return found(8, c[1].to_string());

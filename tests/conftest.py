@@ -1,6 +1,7 @@
 """Shared helpers: every test drives the built artifacts in dist/ through
 the real sqlite3 shell or the real runner binary, on real files."""
 import contextlib
+import json
 import os
 import shutil
 import sqlite3
@@ -45,6 +46,19 @@ def sqlite(db, *statements, stdin=None, load=True, check=True, env=None, extensi
 def sqlite_value(db, statement):
     """The single value a statement prints, as a string."""
     return sqlite(db, statement).stdout.rstrip("\n")
+
+
+# The real Claude Code client, pinned and installed by `make claude-code`.
+CLAUDE_PLATFORM = subprocess.run(["node", "-p", "process.platform + '-' + process.arch"],
+                                 capture_output=True, text=True).stdout.strip()
+CLAUDE = ROOT / ".cache" / "claude-code" / "node_modules" / "@anthropic-ai" / f"claude-code-{CLAUDE_PLATFORM}" / "claude"
+
+
+def hooks_table():
+    """errkb's hooks as the runner declares them: [{event, matcher, timeout}]."""
+    declared = json.loads(runner("plugin-hooks", check=True).stdout)["hooks"]
+    return [{"event": event, "matcher": group.get("matcher"), "timeout": group["hooks"][0]["timeout"]}
+            for event, [group] in declared.items()]
 
 
 MODEL_DIR = DIST / "model"            # int8, the default beside the extension

@@ -60,7 +60,7 @@ def test_eight_sessions_in_parallel(tmp_path):
         t.join()
     assert failures == [] and len(latencies) == SESSIONS * CALLS
     with closing(sqlite3.connect(tmp_path / ".reflexion" / "data" / "reflexion.db")) as conn:
-        counts = dict(conn.execute("SELECT type, count(*) FROM events WHERE type <> 'kb_hit' GROUP BY type"))
+        counts = dict(conn.execute("SELECT type, count(*) FROM events WHERE type NOT IN ('kb_hit', 'advice') GROUP BY type"))
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     assert counts == {"tool_error": stored["PostToolUseFailure"], "tool_use": stored["PostToolUse"]}
     assert not (tmp_path / ".reflexion" / "logs" / "hooks.log").exists()

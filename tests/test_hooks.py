@@ -171,26 +171,91 @@ def context(proc, event):
     return answer["hookSpecificOutput"]["additionalContext"]
 
 
-def test_pre_tool_use_warns_about_the_file_and_the_session(home):
+def pre(home, session, tool, tool_input, agent_id=None):
+    body = json.loads(payload(session, tool, tool_input, event="PreToolUse"))
+    if agent_id:
+        body.update(agent_id=agent_id, agent_type="general-purpose")
+    proc = hook(home, "PreToolUse", json.dumps(body))
+    assert (proc.returncode, proc.stderr) == (0, "")
+    return context(proc, "PreToolUse") if proc.stdout else None
+
+
+FILE_WARNING = f"⚠️ 이 파일 관련 과거 에러: {KEY}\n   해결 방법: success_after_error (Bash)\n   해결 경로: Edit → Bash"
+
+
+def test_a_files_history_comes_with_its_first_read_once_per_agent(home):
     learn_missing_module(home)
-    # Any Edit of a file the error named (index.js is in the require stack and was the fix).
-    edit = hook(home, "PreToolUse", payload("s9", "Edit", {"file_path": "/elsewhere/src/index.js"}, event="PreToolUse"))
-    assert context(edit, "PreToolUse") == (
-        f"⚠️ 이 파일 관련 과거 에러: {KEY}\n   해결 방법: success_after_error (Bash)\n   해결 경로: Edit → Bash")
-    write = hook(home, "PreToolUse", payload("s9", "Write", {"file_path": "/work/app/src/util.js"}, event="PreToolUse"))
-    assert "⚠️ 이 파일 관련 과거 에러" in context(write, "PreToolUse")
-    # A Bash command in the session that had the error.
-    bash = hook(home, "PreToolUse", payload("s1", "Bash", {"command": "node src/index.js"}, event="PreToolUse"))
-    assert context(bash, "PreToolUse") == f"💡 이 세션에서 Bash 에러 발생 이력: {KEY}\n   이전 해결 경로: Edit → Bash"
-    # Nothing to say: another file, another session, a Task.
-    for body in [payload("s1", "Edit", {"file_path": "/work/app/README.md"}, event="PreToolUse"),
-                 payload("s2", "Bash", {"command": "ls"}, event="PreToolUse"),
-                 payload("s1", "Task", {"subagent_type": "executor", "prompt": "x"}, event="PreToolUse")]:
-        proc = hook(home, "PreToolUse", body)
-        assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    # index.js is in the error's require stack and was the fix: its first
+    # Read in a session brings the history, a second Read or the Edit after
+    # it nothing more.
+    assert pre(home, "s9", "Read", {"file_path": "/elsewhere/src/index.js"}) == FILE_WARNING
+    assert pre(home, "s9", "Read", {"file_path": "/elsewhere/src/index.js"}) is None
+    assert pre(home, "s9", "Edit", {"file_path": "/elsewhere/src/index.js"}) is None
+    # another file the error named, written without a Read: the seed's warning
+    assert "⚠️ 이 파일 관련 과거 에러" in pre(home, "s9", "Write", {"file_path": "/work/app/src/util.js"})
+    # a subagent of the same session has not heard it; another session neither
+    assert pre(home, "s9", "Read", {"file_path": "/elsewhere/src/index.js"}, agent_id="a1") == FILE_WARNING
+    assert pre(home, "s10", "Edit", {"file_path": "/elsewhere/src/index.js"}) == FILE_WARNING
+    # a file no error was about
+    assert pre(home, "s9", "Read", {"file_path": "/work/app/README.md"}) is None
+    told = db_rows(home, "SELECT session_id, data ->> '$.key', data ->> '$.agentId' FROM events "
+                         "WHERE type = 'advice' ORDER BY id")
+    assert told == [("s9", "file:index.js", None), ("s9", "file:util.js", None),
+                    ("s9", "file:index.js", "a1"), ("s10", "file:index.js", None)]
 
 
-def test_subagent_start_briefs_code_agents_only(home):
+def test_the_bash_warning_is_for_a_related_command_once(home):
+    learn_missing_module(home)
+    # the session's own error again, fixed by now (learn_missing_module)
+    hook(home, "PostToolUseFailure",
+         payload("s1", "Bash", {"command": "node src/index.js"}, MISSING, "PostToolUseFailure"))
+    # unrelated commands hear nothing
+    for command in ["ls", "git status", "npm test", "node other.js"]:
+        assert pre(home, "s1", "Bash", {"command": command}) is None, command
+    # the same program and script: the warning, once
+    warning = f"💡 이 세션에서 Bash 에러 발생 이력: {KEY}\n   이전 해결 경로: Edit → Bash"
+    assert pre(home, "s1", "Bash", {"command": "node src/index.js --verbose"}) == warning
+    assert pre(home, "s1", "Bash", {"command": "node src/index.js"}) is None
+    # a subagent of the session did not fail: the main thread's error is not its own
+    assert pre(home, "s1", "Bash", {"command": "node src/index.js"}, agent_id="a1") is None
+    # its own failure is
+    body = json.loads(payload("s1", "Bash", {"command": "node src/index.js"}, MISSING, "PostToolUseFailure"))
+    hook(home, "PostToolUseFailure", json.dumps({**body, "agent_id": "a1", "agent_type": "general-purpose"}))
+    assert pre(home, "s1", "Bash", {"command": "node src/index.js"}, agent_id="a1") == warning
+    # another session had no error
+    assert pre(home, "s2", "Bash", {"command": "node src/index.js"}) is None
+
+
+def test_an_interrupt_is_neither_learned_nor_advised(home):
+    learn_missing_module(home)
+    body = json.loads(payload("s5", "Bash", {"command": "node src/index.js"}, MISSING, "PostToolUseFailure"))
+    interrupted = hook(home, "PostToolUseFailure", json.dumps({**body, "is_interrupt": True}))
+    assert (interrupted.returncode, interrupted.stdout, interrupted.stderr) == (0, "", "")
+    failed = hook(home, "PostToolUseFailure", json.dumps({**body, "is_interrupt": False}))
+    assert "이전에 동일 에러를 해결한 이력" in context(failed, "PostToolUseFailure")
+    assert db_rows(home, "SELECT type FROM events WHERE session_id = 's5' ORDER BY id") == [
+        ("tool_interrupt",), ("tool_error",), ("kb_hit",)]
+    # "Interrupted by user", then the same command succeeds: nothing learned
+    hook(home, "PostToolUseFailure", json.dumps({**body, "session_id": "s6", "is_interrupt": True,
+                                                 "error": "Interrupted by user"}))
+    hook(home, "PostToolUse", payload("s6", "Bash", {"command": "node src/index.js"}))
+    assert db_rows(home, "SELECT count(*) FROM error_kb WHERE error_raw LIKE '%Interrupted%'") == [(0,)]
+
+
+def test_tool_calls_are_stored_as_claude_code_2_1_names_them(home):
+    hook(home, "PostToolUse", payload("s7", "Agent", {"description": "d", "prompt": "p",
+                                                      "subagent_type": "Explore", "model": "haiku"}))
+    hook(home, "PostToolUse", payload("s7", "Task", {"prompt": "p", "subagent_type": "executor"}))
+    hook(home, "PostToolUse", payload("s7", "NotebookEdit", {"notebook_path": "/work/app/a.ipynb",
+                                                             "new_source": "x = 1"}))
+    assert db_rows(home, "SELECT data ->> '$.tool', data ->> '$.meta', data ->> '$.toolUseId' FROM events "
+                         "WHERE session_id = 's7' ORDER BY id") == [
+        ("Agent", '{"agentType":"Explore","model":"haiku"}', "toolu_01"),
+        ("Task", '{"agentType":"executor","model":null}', "toolu_01"),
+        ("NotebookEdit", '{"file":"/work/app/a.ipynb","edit":{"before":"","after":"x = 1"}}', "toolu_01")]
+
+
+def test_subagent_start_briefs_in_whole_lines(home):
     learn_missing_module(home)
     hook(home, "PostToolUseFailure", payload("s1", "Read", {"file_path": "/work/app/x"},
                                              "File does not exist.", "PostToolUseFailure"))
@@ -206,14 +271,41 @@ def test_subagent_start_briefs_code_agents_only(home):
     text = context(hook(home, "SubagentStart", json.dumps(body)), "SubagentStart")
     assert text == ("이 프로젝트의 최근 에러 패턴:\n"
                     "- File does not exist. (Read)\n"
-                    f"- {KEY} (Bash)\n"
+                    "- Cannot find module '/work/app/src/util.js' (Bash)\n"
                     "  해결: success_after_error: Edit → Bash; command: node src/index.js; file: /work/app/src/index.js\n"
                     "  edited /work/app/src/index.js: \"./util\" → \"./utils\"\n"
                     "적용할 프로젝트 규칙:\n"
                     "- Run npm install after changing package.json\n"
                     "- Prefer relative imports")
-    researcher = hook(home, "SubagentStart", json.dumps({**body, "agent_type": "researcher"}))
-    assert (researcher.returncode, researcher.stdout) == (0, "")
+    # Long rules: the 500-character cut drops whole lines, never half of one.
+    with connection(home / ".reflexion" / "data" / "reflexion.db") as conn:
+        conn.execute("UPDATE analysis_cache SET analysis = ?", (json.dumps({"suggestions": [
+            {"type": "claude_md", "rule": f"rule {i}: " + "x" * 90} for i in range(3)]}),))
+    cut = context(hook(home, "SubagentStart", json.dumps(body)), "SubagentStart")
+    assert len(cut) <= 500 and cut.startswith(text.split("적용할")[0])
+    assert all(line.startswith(("-", "  ", "이 ", "적용할")) for line in cut.split("\n"))
+    assert cut.split("\n")[-1] in {f"- rule {i}: " + "x" * 90 for i in range(3)}
+    assert "- rule 2" not in cut  # it did not fit
+
+
+def test_the_subagent_matcher_selects_code_agents(home):
+    """Claude Code matches SubagentStart's matcher against the agent type
+    (a JavaScript regex, since it is not a plain list of names); checked
+    here with node's RegExp, the client's own engine family."""
+    import subprocess
+    from conftest import hooks_table
+    [matcher] = [h["matcher"] for h in hooks_table() if h["event"] == "SubagentStart"]
+    types = ["executor", "oh-my-claudecode:executor-high", "build-fixer-low", "architect-medium",
+             "my-plugin:designer", "general-purpose", "Explore", "Plan", "researcher", "statusline-setup"]
+    script = "const m = new RegExp(process.argv[1]); for (const t of process.argv.slice(2)) console.log(m.test(t));"
+    out = subprocess.run(["node", "-e", script, matcher, *types], capture_output=True, text=True, check=True)
+    assert dict(zip(types, out.stdout.split())) == {
+        "executor": "true", "oh-my-claudecode:executor-high": "true", "build-fixer-low": "true",
+        "architect-medium": "true", "my-plugin:designer": "true", "general-purpose": "true",
+        "Explore": "false", "Plan": "false", "researcher": "false", "statusline-setup": "false"}
+    # not a plain list of names, which Claude Code would compare exactly
+    import re
+    assert not re.fullmatch(r"[A-Za-z0-9_|, -]+", matcher)
 
 
 def test_session_end_returns_and_embeds_in_the_background(home):

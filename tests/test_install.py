@@ -38,7 +38,7 @@ def test_install_merges_backs_up_and_is_idempotent(home):
     s = settings(home)
     assert s["model"] == "opus" and s["permissions"] == ORIGINAL["permissions"]
     assert s["hooks"]["PreToolUse"][0] == ORIGINAL["hooks"]["PreToolUse"][0]  # the user's hook stays first
-    assert s["hooks"]["PreToolUse"][1] == {"matcher": "Edit|Write|Bash|Task", "hooks": [
+    assert s["hooks"]["PreToolUse"][1] == {"matcher": "Read|Edit|Write|NotebookEdit|Bash", "hooks": [
         {"type": "command", "command": "~/.reflexion/bin/errkb hook PreToolUse", "timeout": 3}]}
     assert sorted(s["hooks"]) == ["PostToolUse", "PostToolUseFailure", "PreToolUse", "SessionEnd", "SubagentStart"]
     [backup] = backups(home)
@@ -138,16 +138,36 @@ def test_a_session_through_the_installed_commands(home, tmp_path):
     agent = {**base, "session_id": "two", "hook_event_name": "SubagentStart", "agent_id": "a1"}
     briefed = claude_runs(home, "SubagentStart", {**agent, "agent_type": "executor"}, tmp_path)
     assert briefed == ("이 프로젝트의 최근 에러 패턴:\n"
-                       f"- {key} (Bash)\n"
+                       "- Cannot find module '/home/me/shop/src/cart.js' (Bash)\n"
                        "  해결: success_after_error: Edit → Bash; command: node src/app.js; file: /work/shop/src/app.js\n"
                        "  edited /work/shop/src/app.js: \"cart\" → \"basket\"\n"
-                       f"- {key} (Bash)\n"
+                       "- Cannot find module '/work/shop/src/cart.js' (Bash)\n"
                        "  해결: success_after_error: Edit → Bash; command: node src/app.js; file: /work/shop/src/app.js\n"
                        "  edited /work/shop/src/app.js: \"cart\" → \"basket\"\n"
                        "적용할 프로젝트 규칙:\n- Keep imports relative")
-    assert claude_runs(home, "SubagentStart", {**agent, "agent_type": "researcher"}, tmp_path) is None
+    # which agents are briefed is the matcher's job (test_hooks checks it selects code agents)
+    [group] = [g for g in settings(home)["hooks"]["SubagentStart"] if "errkb" in json.dumps(g)]
+    assert group["matcher"] == "(executor|architect|designer|build-fixer|general-purpose)"
     # Payloads as Claude Code sends them are nothing to log.
     assert not (home / ".reflexion" / "logs" / "hooks.log").exists()
+
+
+def test_with_the_plugin_enabled_install_writes_no_hooks(home):
+    runner("install", env={"HOME": str(home)}, check=True)
+    s = settings(home)
+    s["enabledPlugins"] = {"errkb@errkb": True}
+    (home / ".claude" / "settings.json").write_text(json.dumps(s))
+    out = runner("install", env={"HOME": str(home)}, check=True).stdout
+    assert "errkb's Claude Code plugin is enabled: its hooks run errkb, settings.json gets none" in out
+    after = settings(home)
+    assert "errkb" not in json.dumps(after["hooks"])  # the earlier install's hooks are gone, not doubled
+    assert after["hooks"]["PreToolUse"] == ORIGINAL["hooks"]["PreToolUse"]
+    assert (home / ".reflexion" / "bin" / "errkb").exists()  # what the plugin's bin/errkb runs
+    # a disabled plugin: the hooks come back
+    after["enabledPlugins"] = {"errkb@errkb": False}
+    (home / ".claude" / "settings.json").write_text(json.dumps(after))
+    runner("install", env={"HOME": str(home)}, check=True)
+    assert "errkb hook PreToolUse" in json.dumps(settings(home)["hooks"])
 
 
 def test_doctor_reports_hooks_and_failures(home):

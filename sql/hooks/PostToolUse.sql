@@ -7,7 +7,7 @@
 -- paths): a PostToolUse payload also carries the tool's whole output,
 -- often hundreds of kilobytes, and each json_extract on it costs a parse.
 CREATE TEMP TABLE payload AS
-SELECT session_id, cwd, tool, command, file_path, pattern, agent_type, model, agent_id,
+SELECT session_id, cwd, tool, command, file_path, pattern, agent_type, model, agent_id, tool_use_id,
        CASE WHEN tool = 'Bash' THEN command_subject(command) END AS subject,
        -- an edit's compact before → after, redacted before it is cut
        CASE WHEN old_text IS NOT NULL OR new_text IS NOT NULL
@@ -17,12 +17,13 @@ FROM (SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_ex
              coalesce(json_extract(f, '$[4]'), json_extract(f, '$[8]')) AS file_path, json_extract(f, '$[5]') AS pattern,
              json_extract(f, '$[6]') AS agent_type, json_extract(f, '$[7]') AS model, json_extract(f, '$[9]') AS agent_id,
              substr(json_extract(f, '$[10]'), 1, 20000) AS old_text,
-             substr(coalesce(json_extract(f, '$[11]'), json_extract(f, '$[12]')), 1, 20000) AS new_text
+             substr(coalesce(json_extract(f, '$[11]'), json_extract(f, '$[12]')), 1, 20000) AS new_text,
+             json_extract(f, '$[13]') AS tool_use_id
       FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.tool_input.command',
                                 '$.tool_input.file_path', '$.tool_input.pattern', '$.tool_input.subagent_type',
                                 '$.tool_input.model', '$.tool_input.notebook_path', '$.agent_id',
                                 '$.tool_input.old_string', '$.tool_input.new_string',
-                                '$.tool_input.new_source') AS f));
+                                '$.tool_input.new_source', '$.tool_use_id') AS f));
 
 -- 1. The event, with what is worth remembering of the input ("meta"):
 -- sensitive file names masked, secrets in commands redacted (before the
@@ -37,10 +38,11 @@ SELECT 1, 'tool_use', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id, path_ba
            substr(ltrim(command), 1, instr(ltrim(command) || ' ', ' ') - 1), 'subject', subject,
            'line', substr(trim(command), 1, 200))
          WHEN tool IN ('Edit', 'NotebookEdit') THEN json_object('file', redact_path(file_path), 'edit', json(edit))
-         WHEN tool IN ('Read', 'Write', 'MultiEdit') THEN json_object('file', redact_path(file_path))
+         WHEN tool IN ('Read', 'Write') THEN json_object('file', redact_path(file_path))
          WHEN tool IN ('Grep', 'Glob') THEN json_object('pattern', redact_secrets(pattern))
-         WHEN tool IN ('Task', 'Agent') THEN json_object('agentType', agent_type, 'model', model)
-         END), 'success', json('true'), 'agentId', agent_id)
+         -- Agent; Task is its name in clients before 2.1
+         WHEN tool IN ('Agent', 'Task') THEN json_object('agentType', agent_type, 'model', model)
+         END), 'success', json('true'), 'agentId', agent_id, 'toolUseId', tool_use_id)
 FROM temp.payload;
 
 -- 2. This agent's last 50 events of the session, oldest first (n =

@@ -1,7 +1,10 @@
 -- PostToolUseFailure: store the failure, then tell the agent how the same
 -- (or a similar) error was fixed before.
--- :stdin  Claude Code's payload: session_id, cwd, tool_name, tool_input, error
+-- :stdin  Claude Code's payload: session_id, cwd, tool_name, tool_input, error,
+--         is_interrupt, tool_use_id, agent_id (inside a subagent)
 -- Prints the hook's JSON answer when a past fix is found, nothing otherwise.
+-- An interrupt (the user stopped the call) is stored as such and is
+-- neither an error to learn from nor one to advise on.
 
 -- The payload's few fields, parsed once (one json_extract with several
 -- paths), and the error's key, computed once: an error may be megabytes.
@@ -15,15 +18,18 @@ WITH input AS MATERIALIZED (
          redact_secrets(substr(coalesce(json_extract(f, '$[3]'), ''), 1, 20000)) AS error,
          json_extract(f, '$[4]') AS command,
          redact_path(coalesce(json_extract(f, '$[5]'), json_extract(f, '$[6]'))) AS file,
-         json_extract(f, '$[7]') AS agent_id
+         json_extract(f, '$[7]') AS agent_id, json_extract(f, '$[8]') AS tool_use_id,
+         coalesce(json_extract(f, '$[9]'), 0) IN (1, 'true') AS interrupted
   FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.error',
                             '$.tool_input.command', '$.tool_input.file_path',
-                            '$.tool_input.notebook_path', '$.agent_id') AS f)),
+                            '$.tool_input.notebook_path', '$.agent_id', '$.tool_use_id',
+                            '$.is_interrupt') AS f)),
 -- MATERIALIZED: each is computed once, not once per use below
 english AS MATERIALIZED (SELECT *, translate_messages(error) AS english FROM input)
 SELECT session_id, cwd, tool, error, normalize_error(error) AS error_key, substr(error, 1, 500) AS error_raw,
        error_signature(english) AS signature, error_headline(english) AS headline,
-       CASE WHEN tool = 'Bash' THEN command_subject(command) END AS subject, file, agent_id
+       CASE WHEN tool = 'Bash' THEN command_subject(command) END AS subject, file, agent_id, tool_use_id,
+       interrupted
 FROM english;
 
 -- 1. The event (before anything that may be slow or fail: it commits
@@ -31,15 +37,17 @@ FROM english;
 -- line of the error, and what the call acted on (the command's subject,
 -- the file), to tell a related success from an unrelated one.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
-SELECT 1, 'tool_error', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id, path_basename(cwd), cwd,
+SELECT 1, CASE WHEN interrupted THEN 'tool_interrupt' ELSE 'tool_error' END,
+       strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id, path_basename(cwd), cwd,
        json_object('tool', tool, 'error', error_key, 'errorRaw', error_raw,
                    'signature', signature, 'headline', headline, 'subject', subject, 'file', file,
-                   'agentId', agent_id)
+                   'agentId', agent_id, 'toolUseId', tool_use_id)
 FROM temp.payload;
 
--- 2. The best past fix: exact, prefix, then vector stage, on the signature.
+-- 2. The best past fix: exact, prefix, then vector stage, on the signature
+-- (none for an interrupt).
 CREATE TEMP TABLE hit AS
-SELECT * FROM kb_search((SELECT error FROM temp.payload));
+SELECT * FROM kb_search((SELECT error FROM temp.payload WHERE NOT interrupted));
 
 -- 3. Count the use, once, and note the advice (for the kb_advice_hit_rate
 -- view): both or neither.

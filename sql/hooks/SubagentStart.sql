@@ -6,13 +6,16 @@
 -- them cost more than the lookups themselves.
 
 WITH
--- The project's 3 most recent errors, each with its fix when one is known.
+-- The project's 3 most recent errors (their identifying line, at most 200
+-- characters), each with its fix when one is known.
 errors AS (
-  SELECT '- ' || e.error || ' (' || coalesce(e.tool, '?') || ')'
+  SELECT row_number() OVER (ORDER BY e.ts DESC, e.id DESC) AS n,
+         '- ' || substr(replace(coalesce(nullif(e.headline, ''), e.error), char(10), ' '), 1, 200)
+         || ' (' || coalesce(e.tool, '?') || ')'
          || coalesce(char(10) || '  해결: ' || substr(resolution_text(
               (SELECT resolution FROM main.error_kb WHERE error_normalized = e.error AND resolution IS NOT NULL)), 1, 150), '')
          AS line
-  FROM (SELECT json_extract(data, '$.error') AS error, json_extract(data, '$.tool') AS tool
+  FROM (SELECT id, ts, data ->> '$.error' AS error, data ->> '$.headline' AS headline, data ->> '$.tool' AS tool
         FROM main.events
         WHERE project_path = json_extract(:stdin, '$.cwd') AND type = 'tool_error'
         ORDER BY ts DESC, id DESC LIMIT 3) AS e),
@@ -20,7 +23,7 @@ errors AS (
 -- Up to 3 claude_md rules from the newest analysis (this project's or a
 -- global one) of the last 48 hours.
 rules AS (
-  SELECT '- ' || coalesce(json_extract(s.value, '$.rule'), json_extract(s.value, '$.summary')) AS line
+  SELECT row_number() OVER () AS n, '- ' || coalesce(json_extract(s.value, '$.rule'), json_extract(s.value, '$.summary')) AS line
   FROM (SELECT analysis FROM main.analysis_cache
         WHERE (project = path_basename(json_extract(:stdin, '$.cwd')) OR project IS NULL OR project = '')
           AND ts >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-48 hours')
@@ -32,19 +35,23 @@ rules AS (
     AND coalesce(json_extract(s.value, '$.rule'), json_extract(s.value, '$.summary')) IS NOT NULL
   LIMIT 3),
 
--- MATERIALIZED: built once; inlined, each use below would build both
--- sections again.
-sections AS MATERIALIZED (
-  SELECT '이 프로젝트의 최근 에러 패턴:' || char(10) || (SELECT group_concat(line, char(10)) FROM errors) AS errors,
-         '적용할 프로젝트 규칙:' || char(10) || (SELECT group_concat(line, char(10)) FROM rules) AS rules)
+-- Both sections, each under its heading when it has lines, in order.
+lines AS (
+  SELECT 1 AS section, 0 AS n, '이 프로젝트의 최근 에러 패턴:' AS line WHERE EXISTS (SELECT 1 FROM errors)
+  UNION ALL SELECT 1, n, line FROM errors
+  UNION ALL SELECT 2, 0, '적용할 프로젝트 규칙:' WHERE EXISTS (SELECT 1 FROM rules)
+  UNION ALL SELECT 2, n, line FROM rules),
 
--- Both sections, joined by a newline, cut to 500 characters.
+-- The lines that fit in 500 characters with their newlines: the context is
+-- cut at a line boundary, never inside a line.
+fitting AS (
+  SELECT section, n, line,
+         sum(length(line) + 1) OVER (ORDER BY section, n ROWS UNBOUNDED PRECEDING) - 1 AS length_so_far
+  FROM lines)
+
+-- Which agents get this is decided by the hook's matcher (hook.rs: code
+-- agents only), so other agents start no process at all.
 SELECT json_object('hookSpecificOutput', json_object('hookEventName', 'SubagentStart', 'additionalContext', redact_secrets(text)))
-FROM (SELECT substr(coalesce(errors, '') || CASE WHEN errors IS NOT NULL AND rules IS NOT NULL THEN char(10) ELSE '' END
-                    || coalesce(rules, ''), 1, 500) AS text
-      FROM sections)
--- only for code agents, by substring: "oh-my-claudecode:executor-high" counts
-WHERE EXISTS (SELECT 1 FROM json_each('["executor", "executor-low", "executor-high", "architect",
-                "architect-medium", "designer", "designer-high", "build-fixer", "build-fixer-low"]')
-              WHERE instr(coalesce(json_extract(:stdin, '$.agent_type'), ''), value) > 0)
-  AND text <> '';
+FROM (SELECT group_concat(line, char(10)) AS text
+      FROM (SELECT line FROM fitting WHERE length_so_far <= 500 ORDER BY section, n))
+WHERE text IS NOT NULL;

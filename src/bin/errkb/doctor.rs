@@ -125,13 +125,22 @@ pub fn run(db_path: &Path, shell_extension: Result<PathBuf>, out: &mut impl Writ
     }
 
     let settings = install::settings_path()?;
-    let installed = std::fs::read_to_string(&settings)
+    let settings_value: Option<serde_json::Value> = std::fs::read_to_string(&settings)
         .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .map(|v| install::installed_events(&v))
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let installed = settings_value
+        .as_ref()
+        .map(install::installed_events)
         .unwrap_or_default();
     let missing: Vec<&str> = hook::events().filter(|e| !installed.iter().any(|i| i == e)).collect();
-    if missing.is_empty() {
+    if settings_value.as_ref().is_some_and(install::plugin_enabled) {
+        line(
+            out,
+            true,
+            "hooks",
+            format!("from errkb's Claude Code plugin (enabled in {})", settings.display()),
+        )?;
+    } else if missing.is_empty() {
         line(
             out,
             true,

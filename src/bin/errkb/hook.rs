@@ -24,25 +24,65 @@ const LARGE_PAYLOAD: usize = 1 << 20;
 /// Claude Code waits for hooks; past this the search gives up.
 const BUDGET: Duration = Duration::from_millis(1800);
 
-/// The hook scripts compiled in; a copy under ~/.reflexion/sql/hooks wins.
-const BUILT_IN: &[(&str, &str)] = &[
-    (
-        "PostToolUseFailure",
-        include_str!("../../../sql/hooks/PostToolUseFailure.sql"),
-    ),
-    ("PostToolUse", include_str!("../../../sql/hooks/PostToolUse.sql")),
-    ("PreToolUse", include_str!("../../../sql/hooks/PreToolUse.sql")),
-    ("SubagentStart", include_str!("../../../sql/hooks/SubagentStart.sql")),
-    ("SessionEnd", include_str!("../../../sql/hooks/SessionEnd.sql")),
+/// One hook errkb ships: the event, which calls Claude Code runs it for
+/// (`matcher`), how long Claude Code waits for it, and the script it runs
+/// (compiled in; a copy under ~/.reflexion/sql/hooks wins). install.rs
+/// writes settings.json from this table, the plugin's hooks/hooks.json is
+/// checked against it, doctor looks for each event.
+pub struct Hook {
+    pub event: &'static str,
+    /// Claude Code's rule: letters, digits, `_ - , |` and spaces only is a
+    /// list of exact names; anything else an unanchored regex.
+    pub matcher: Option<&'static str>,
+    pub timeout_secs: u64,
+    pub script: &'static str,
+}
+
+/// The subagent types that write code: the seed's list (matched anywhere
+/// in the type, so `oh-my-claudecode:executor-high` counts), plus the stock
+/// `general-purpose` agent, which does the coding when no custom agents
+/// are installed. The parentheses make Claude Code read it as a regex (a
+/// bare `a|b` would be an exact list and miss namespaced types). The stock
+/// read-only `Explore` and `Plan` agents start no process.
+pub const CODE_AGENT_TYPES: &str = "(executor|architect|designer|build-fixer|general-purpose)";
+
+pub const HOOKS: &[Hook] = &[
+    Hook {
+        event: "PreToolUse",
+        // only the tools it has something to say about
+        matcher: Some("Read|Edit|Write|NotebookEdit|Bash"),
+        timeout_secs: 3,
+        script: include_str!("../../../sql/hooks/PreToolUse.sql"),
+    },
+    Hook {
+        event: "PostToolUse",
+        matcher: Some("*"),
+        timeout_secs: 5,
+        script: include_str!("../../../sql/hooks/PostToolUse.sql"),
+    },
+    Hook {
+        event: "PostToolUseFailure",
+        matcher: Some("*"),
+        timeout_secs: 5,
+        script: include_str!("../../../sql/hooks/PostToolUseFailure.sql"),
+    },
+    Hook {
+        event: "SubagentStart",
+        matcher: Some(CODE_AGENT_TYPES),
+        timeout_secs: 3,
+        script: include_str!("../../../sql/hooks/SubagentStart.sql"),
+    },
+    // starts the embedding job in a process of its own and returns at once
+    Hook {
+        event: "SessionEnd",
+        matcher: None,
+        timeout_secs: 2,
+        script: include_str!("../../../sql/hooks/SessionEnd.sql"),
+    },
 ];
 
 pub fn events() -> impl Iterator<Item = &'static str> {
-    BUILT_IN.iter().map(|(name, _)| *name)
-}
-
-/// (event, script) for every hook errkb ships.
-pub fn built_in_scripts() -> impl Iterator<Item = (&'static str, &'static str)> {
-    BUILT_IN.iter().copied()
+    HOOKS.iter().map(|h| h.event)
 }
 
 /// Run the hook; errors are logged, never returned. Always "success".
@@ -236,7 +276,7 @@ fn enabled() -> bool {
 }
 
 fn script_for(event: &str) -> Result<String> {
-    let Some((_, built_in)) = BUILT_IN.iter().find(|(name, _)| *name == event) else {
+    let Some(built_in) = HOOKS.iter().find(|h| h.event == event).map(|h| h.script) else {
         bail!(
             "no hook for event {event:?} (known: {})",
             events().collect::<Vec<_>>().join(", ")
@@ -248,7 +288,7 @@ fn script_for(event: &str) -> Result<String> {
             return Ok(sql);
         }
     }
-    Ok((*built_in).to_owned())
+    Ok(built_in.to_owned())
 }
 
 /// `~/.reflexion/logs/hooks.log`; without a HOME, `errkb-hooks.log` in the

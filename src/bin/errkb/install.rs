@@ -17,16 +17,6 @@ use serde_json::{json, Map, Value};
 
 use crate::paths;
 
-/// (event, matcher, timeout in seconds). Claude Code waits for a hook up to
-/// its timeout; errkb's answer in well under a second, SessionEnd at once.
-const HOOKS: &[(&str, Option<&str>, u64)] = &[
-    ("PreToolUse", Some("Edit|Write|Bash|Task"), 3),
-    ("PostToolUse", Some("*"), 5),
-    ("PostToolUseFailure", Some("*"), 5),
-    ("SubagentStart", None, 3),
-    ("SessionEnd", None, 2),
-];
-
 /// What marks a settings.json hook command as errkb's.
 const MARK: &str = ".reflexion/bin/errkb hook ";
 
@@ -86,7 +76,55 @@ fn without_errkb(mut settings: Value) -> Value {
     settings
 }
 
+/// The name errkb's plugin has in Claude Code (`errkb@<marketplace>` in
+/// settings.json's `enabledPlugins`).
+const PLUGIN_NAME: &str = "errkb";
+
+/// Whether errkb's Claude Code plugin is enabled in `settings`: its hooks
+/// then come from the plugin, and settings.json must not hold them too.
+pub fn plugin_enabled(settings: &Value) -> bool {
+    settings
+        .get("enabledPlugins")
+        .and_then(Value::as_object)
+        .is_some_and(|plugins| {
+            plugins.iter().any(|(id, on)| {
+                id.split_once('@').map_or(id.as_str(), |(name, _)| name) == PLUGIN_NAME && on.as_bool() == Some(true)
+            })
+        })
+}
+
+/// The hook groups for `command_of(event)`, as settings.json and a plugin's
+/// hooks/hooks.json both hold them: {"Event": [{"matcher", "hooks": [...]}]}.
+fn hook_groups(command_of: impl Fn(&str) -> String) -> Map<String, Value> {
+    let mut hooks = Map::new();
+    for hook in crate::hook::HOOKS {
+        let mut group = Map::new();
+        if let Some(matcher) = hook.matcher {
+            group.insert("matcher".into(), json!(matcher));
+        }
+        group.insert(
+            "hooks".into(),
+            json!([{"type": "command", "command": command_of(hook.event), "timeout": hook.timeout_secs}]),
+        );
+        hooks.insert(hook.event.to_owned(), json!([group]));
+    }
+    hooks
+}
+
+/// The plugin's hooks/hooks.json (the file in the repository is checked
+/// against this): the same hooks, run through the plugin's `bin/errkb`.
+pub fn plugin_hooks_json() -> String {
+    let hooks = hook_groups(|event| format!("\"${{CLAUDE_PLUGIN_ROOT}}/bin/errkb\" hook {event}"));
+    render(&json!({
+        "description": "errkb: how an error was fixed before, when a tool fails; a file's error history when it is read",
+        "hooks": hooks,
+    }))
+}
+
 fn with_errkb(settings: Value) -> Value {
+    if plugin_enabled(&settings) {
+        return without_errkb(settings);
+    }
     let mut settings = without_errkb(settings);
     if !settings.is_object() {
         settings = Value::Object(Map::new());
@@ -97,18 +135,10 @@ fn with_errkb(settings: Value) -> Value {
         *hooks = Value::Object(Map::new());
     }
     let hooks = hooks.as_object_mut().expect("an object");
-    for (event, matcher, timeout) in HOOKS {
-        let mut group = Map::new();
-        if let Some(matcher) = matcher {
-            group.insert("matcher".into(), json!(matcher));
-        }
-        group.insert(
-            "hooks".into(),
-            json!([{"type": "command", "command": hook_command(event), "timeout": timeout}]),
-        );
-        let groups = hooks.entry(event.to_string()).or_insert_with(|| json!([]));
-        if let Some(groups) = groups.as_array_mut() {
-            groups.push(Value::Object(group));
+    for (event, groups_of_errkb) in hook_groups(hook_command) {
+        let groups = hooks.entry(event).or_insert_with(|| json!([]));
+        if let (Some(groups), Value::Array(new)) = (groups.as_array_mut(), groups_of_errkb) {
+            groups.extend(new);
         }
     }
     settings
@@ -183,10 +213,10 @@ fn files(extension: &Path) -> Result<Vec<(FileSource, PathBuf)>> {
             }
         }
     }
-    for (event, sql) in crate::hook::built_in_scripts() {
+    for hook in crate::hook::HOOKS {
         out.push((
-            FileSource::Script(sql),
-            root.join("sql").join("hooks").join(format!("{event}.sql")),
+            FileSource::Script(hook.script),
+            root.join("sql").join("hooks").join(format!("{}.sql", hook.event)),
         ));
     }
     Ok(out)
@@ -232,6 +262,12 @@ pub fn install(extension: &Path, dry_run: bool, out: &mut impl std::io::Write) -
                 root.display()
             )?;
         }
+    }
+    if plugin_enabled(&read_settings(&settings_path()?)?.1) {
+        writeln!(
+            out,
+            "errkb's Claude Code plugin is enabled: its hooks run errkb, settings.json gets none"
+        )?;
     }
     update_settings(with_errkb, dry_run, out)
 }

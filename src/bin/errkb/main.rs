@@ -92,6 +92,8 @@ enum Command {
     },
     /// Check the database, extension, model and hooks; show recent hook failures
     Doctor,
+    /// Print the hooks as a Claude Code plugin's hooks/hooks.json
+    PluginHooks,
     /// Recompute the knowledge base's keys with the current normalize_error
     /// (for a database whose keys the original JavaScript code made)
     Migrate,
@@ -233,6 +235,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 "re-keyed {rekeyed} entries, merged {merged}; run errkb embed for their vectors"
             )?;
         }
+        Command::PluginHooks => write!(out, "{}", install::plugin_hooks_json())?,
         Command::Install { dry_run } => {
             install::install(&paths::extension(cli.extension)?, dry_run, &mut out)?;
             // Localized tool messages match their English originals once the
