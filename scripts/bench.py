@@ -332,7 +332,7 @@ Measured by `make eval` on the real-error corpus: docs/EVAL.md.
 def hooks_kb():
     """A knowledge base in use: 10,000 error_kb rows (real templates, with
     fixes and vectors) and 100,000 events over 500 sessions."""
-    home = CACHE / "hooks_home"
+    home = CACHE / "hooks_home_v2"
     db = home / ".reflexion" / "data" / "reflexion.db"
     if db.exists():
         return home, db
@@ -341,9 +341,14 @@ def hooks_kb():
     rng = random.Random(4)
     with closing(sqlite3.connect(db)) as conn, conn:
         rows = [(f"{keys[i % len(keys)]}" + (f" (v{i // len(keys)})" if i >= len(keys) else ""),) for i in range(10_000)]
+        # fixes as errkb learns them: the commands run in between and an
+        # edit's before → after, rendered into the advice
+        fix = json.dumps({"resolvedBy": "success_after_error", "tool": "Bash", "toolSequence": ["Edit", "Bash"],
+                          "command": "npm run build", "file": "/p/src/app.js", "commands": ["npm install left-pad"],
+                          "edits": [{"file": "/p/src/app.js", "before": "require('./util')",
+                                     "after": "require('./utils')"}]})
         conn.executemany("INSERT INTO error_kb (ts, error_normalized, error_raw, resolution, use_count) VALUES "
-                         "('2026-01-01T00:00:00.000Z', ?1, ?1, '{\"resolvedBy\":\"success_after_error\","
-                         "\"tool\":\"Bash\",\"toolSequence\":[\"Edit\",\"Bash\"]}', 1)", rows)
+                         "('2026-01-01T00:00:00.000Z', ?1, ?1, ?2, 1)", [(r[0], fix) for r in rows])
         events = []
         for i in range(100_000):
             session = f"session-{i % 500}"
@@ -411,7 +416,7 @@ def hooks(rounds=41):
     base = {"session_id": "session-7", "transcript_path": "/tmp/session-7.jsonl", "cwd": "/work/p3",
             "tool_use_id": "toolu_01"}
     cases = [
-        ("PreToolUse (Edit)", "PreToolUse", {**base, "tool_name": "Edit", "tool_input": {"file_path": "/p/f1.js"}}),
+        ("PreToolUse (Read)", "PreToolUse", {**base, "tool_name": "Read", "tool_input": {"file_path": "/p/f1.js"}}),
         ("PreToolUse (Bash)", "PreToolUse", {**base, "tool_name": "Bash", "tool_input": {"command": "make"}}),
         ("SubagentStart (executor)", "SubagentStart", {**base, "agent_type": "executor"}),
         # With the tool's output, as Claude Code sends it: a build log, a 40 KB file.
@@ -422,7 +427,7 @@ def hooks(rounds=41):
          {**base, "tool_name": "Read", "tool_input": {"file_path": "/p/f2.js"},
           "tool_response": {"type": "text", "file": {"filePath": "/p/f2.js",
                                                      "content": "export const total = (xs) => xs.length;\n" * 1000}}}),
-        ("PostToolUseFailure, exact hit", "PostToolUseFailure",
+        ("PostToolUseFailure, exact hit (fix with a command and an edit)", "PostToolUseFailure",
          {**base, "tool_name": "Bash", "tool_input": {}, "error": keys[5]}),
         ("PostToolUseFailure, vector stage", "PostToolUseFailure",
          {**base, "tool_name": "Bash", "tool_input": {}, "error": "Module not found: Error: Can't resolve 'react'"}),
@@ -508,6 +513,67 @@ pre-tool checks) against the same knowledge base: {concurrent}.
 """
 
 
+# ---- errkb learn --------------------------------------------------------------
+
+def learn(target_mb=210, runs=3):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from transcript_corpus import generate
+    corpus = CACHE / "transcripts"
+    marker = corpus / f".complete-{target_mb}"
+    if not marker.exists():
+        shutil.rmtree(corpus, ignore_errors=True)
+        errors = [e["error"] for e in json.loads((ROOT / "tests" / "fixtures" / "real_errors" / "corpus.json")
+                                                 .read_text()) if e.get("role") == "stored"]
+        generate(corpus / "projects", int(target_mb * 1e6), errors=errors)
+        marker.touch()
+    files = list((corpus / "projects").rglob("*.jsonl"))
+    size = sum(f.stat().st_size for f in files)
+    seconds, summary = [], ""
+    for _ in range(runs):
+        db = CACHE / "learn.db"
+        for old in CACHE.glob("learn.db*"):
+            old.unlink()
+        start = time.perf_counter()
+        summary = sh(str(DIST / "errkb"), "--db", str(db), "learn", str(corpus / "projects"),
+                     env={"HOME": str(CACHE), "PATH": os.environ["PATH"]})
+        seconds.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    sh(str(DIST / "errkb"), "--db", str(CACHE / "learn.db"), "learn", str(corpus / "projects"),
+       env={"HOME": str(CACHE), "PATH": os.environ["PATH"]})
+    again = time.perf_counter() - start
+    calls = int(re.search(r"(\d+) tool calls", summary).group(1))
+    median = statistics.median(seconds)
+    return f"""
+## errkb learn: importing transcripts
+
+Run {datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")} by `make bench` on: {machine()}.
+A generated corpus in Claude Code 2.1's transcript format
+(`scripts/transcript_corpus.py`: sessions of reads, commands, real errors
+from the real-error corpus with their fixes, parallel calls, subagent
+files, compactions, and the client's bookkeeping records): {len(files):,}
+files, {size / 1e6:.0f} MB, {calls:,} tool calls ({size / calls / 1e3:.1f} KB of transcript per
+call). `errkb --db NEW learn DIR` into an empty database, {runs} runs;
+embedding not included (`errkb embed` runs after).
+
+| measure | value |
+|---|---:|
+| median time | {median:.2f} s (runs: {", ".join(f"{x:.2f}" for x in seconds)}) |
+| throughput | **{size / 1e6 / median:.1f} MB/s** (goal ≥ 20) |
+| per tool call | {median / calls * 1e6:.0f} µs |
+| importing the same files again (all unchanged) | {again:.2f} s |
+
+Last run's summary:
+
+```
+{summary.strip()}
+```
+
+The time is the hook scripts' (each call runs PostToolUse.sql or
+PostToolUseFailure.sql, as the live hook would): a corpus with more bytes
+per call (long file reads, larger outputs) imports faster in MB/s.
+"""
+
+
 # ---- report -----------------------------------------------------------------
 
 def write_section(name, body):
@@ -523,7 +589,7 @@ def write_section(name, body):
 
 def main():
     CACHE.mkdir(parents=True, exist_ok=True)
-    sections = {"embeddings": embeddings, "hooks": hooks}
+    sections = {"embeddings": embeddings, "hooks": hooks, "learn": learn}
     if sys.argv[1:] and sys.argv[1] in sections:
         body = sections[sys.argv[1]]()
         write_section(sys.argv[1], body)
@@ -598,7 +664,7 @@ Goal: p50 under 100 µs at every size.
 """
     write_section("core", body)
     print(body)
-    for name, section in (("embeddings", embeddings), ("hooks", hooks)):
+    for name, section in (("embeddings", embeddings), ("hooks", hooks), ("learn", learn)):
         body = section()
         write_section(name, body)
         print(body)

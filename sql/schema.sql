@@ -17,6 +17,10 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS idx_events_session ON events(session_id, ts);
 CREATE INDEX IF NOT EXISTS idx_events_project_type ON events(project_path, type, ts);
 CREATE INDEX IF NOT EXISTS idx_events_type ON events(type, ts);
+-- Claude Code's id of the tool call an event is about (v7): a call that a
+-- hook recorded, or an import already read, is not imported again.
+CREATE INDEX IF NOT EXISTS idx_events_tool_use ON events(json_extract(data, '$.toolUseId'))
+WHERE json_extract(data, '$.toolUseId') IS NOT NULL;
 
 CREATE TABLE IF NOT EXISTS error_kb (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -244,6 +248,15 @@ FROM error_kb
 WHERE (SELECT user_version FROM pragma_user_version) < 6 AND resolution IS NOT NULL;
 DELETE FROM vec_error_kb WHERE (SELECT user_version FROM pragma_user_version) < 6;
 
+-- Transcripts errkb learn has read (v7): a file unchanged since is skipped
+-- without being read again.
+CREATE TABLE IF NOT EXISTS transcript_imports (
+  path TEXT PRIMARY KEY,
+  size INTEGER NOT NULL,
+  mtime_ns INTEGER NOT NULL,
+  ts TEXT NOT NULL
+);
+
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;

@@ -148,6 +148,20 @@ pub fn value_kind(value: &str) -> ValueKind {
 
 /// The signature of a tool's error output.
 pub fn signature(text: &str) -> Signature {
+    // One failure asks for the signature of the same text several times
+    // (error_signature, error_headline, kb_search's query): computed once.
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(String, Signature)>> = const { std::cell::RefCell::new(None) };
+    }
+    if let Some(found) = LAST.with_borrow(|last| last.as_ref().filter(|(t, _)| t == text).map(|(_, s)| s.clone())) {
+        return found;
+    }
+    let computed = compute(text);
+    LAST.set(Some((text.to_owned(), computed.clone())));
+    computed
+}
+
+fn compute(text: &str) -> Signature {
     let lines: Vec<&str> = text
         .lines()
         .map(|l| l.trim_end_matches('\r'))

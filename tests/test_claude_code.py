@@ -101,12 +101,15 @@ def sessions(tmp_path_factory):
         claude(home, project, standin, "SCRIPT-ONE")
         teach = list(standin.requests)
     teach_payloads = payloads(log)
+    teach_db = home / "after-teach.db"  # what the hooks made of session 1
+    with connection(home / ".reflexion" / "data" / "reflexion.db") as conn, connection(teach_db) as copy:
+        conn.backup(copy)
     log.write_text("")
     (project / "app.py").write_text(BROKEN)
     with StandIn(scripted(ADVISE, project)) as standin:
         claude(home, project, standin, "SCRIPT-TWO")
         advise = list(standin.requests)
-    return {"home": home, "project": project, "teach": teach, "teach_payloads": teach_payloads,
+    return {"home": home, "project": project, "teach": teach, "teach_payloads": teach_payloads, "teach_db": teach_db,
             "advise": advise, "advise_payloads": payloads(log)}
 
 
@@ -134,6 +137,34 @@ def test_what_session_one_taught(sessions):
     fix = json.loads(resolution)
     assert fix["command"] == "python3 app.py" and fix["edits"][0]["after"] == "import json"
     assert ("Bash", True, "toolu_s1") in agents and ("Agent", False, "toolu_t5") in agents
+
+
+def test_learning_from_the_transcript_learns_what_the_hooks_did(sessions, tmp_path):
+    """errkb learn on session 1's transcript (as the real client wrote it),
+    into an empty database: the same events and the same fix as the hooks
+    recorded live."""
+    session_id = sessions["teach_payloads"][0]["session_id"]
+    [main] = (sessions["home"] / ".claude" / "projects").glob(f"*/{session_id}.jsonl")
+    paths = [main, main.with_suffix("")]  # the session's file and its subagents' folder
+    db = tmp_path / "learned.db"
+    out = runner("--db", str(db), "learn", *map(str, paths), env={"HOME": str(tmp_path)}, check=True).stdout
+    assert "1 sessions, 6 tool calls (1 errors, 0 interrupted)" in out and "1 fixes learned" in out
+
+    def snapshot(path):
+        with connection(path) as conn:
+            events = conn.execute(
+                "SELECT type, data ->> '$.toolUseId', data ->> '$.tool', data -> '$.meta', data ->> '$.error', "
+                "data ->> '$.signature', data ->> '$.subject', data ->> '$.agentId' IS NOT NULL FROM events "
+                "WHERE session_id = ? AND type IN ('tool_use', 'tool_error', 'tool_interrupt') ORDER BY 2",
+                (session_id,)).fetchall()
+            kb = conn.execute("SELECT error_normalized, resolution, resolved_by, tool_sequence, use_count "
+                              "FROM error_kb ORDER BY 1").fetchall()
+            fixes = conn.execute("SELECT error_headline, resolution, use_count FROM kb_fixes ORDER BY 1").fetchall()
+        return events, kb, fixes
+
+    hooks, learned = snapshot(sessions["teach_db"]), snapshot(db)
+    assert len(hooks[0]) == 6 and hooks[1]
+    assert learned == hooks
 
 
 def test_a_failure_gets_the_fix_beside_its_result(sessions):

@@ -2,6 +2,7 @@
 exact command lines the install writes into Claude Code's settings.json."""
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -49,6 +50,50 @@ def test_install_merges_backs_up_and_is_idempotent(home):
     again = runner("install", env={"HOME": str(home)}, check=True)
     assert again.stdout.endswith("settings.json: already up to date\n")
     assert settings(home) == s and len(backups(home)) == 1
+
+
+def test_install_points_to_past_sessions(home):
+    folder = home / ".claude" / "projects" / "-work-shop"
+    folder.mkdir(parents=True)
+    (folder / "0b9c7a5e-1111-2222-3333-444444444444.jsonl").write_text("{}\n")
+    out = runner("install", env={"HOME": str(home)}, check=True).stdout  # not a terminal: no question
+    assert f"1 past Claude Code sessions in {home / '.claude' / 'projects'}: 'errkb learn' learns" in out
+
+
+def test_install_on_a_terminal_asks_and_learns(home):
+    import os
+    import pty
+    import select
+    import sys
+    from conftest import RUNNER
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    from transcript_corpus import Session
+    s = Session()
+    s.bash("make", error="make: *** No rule to make target 'al'.  Stop.")
+    s.bash("make all", "ok")
+    s.bash("make", "ok")
+    s.write(home / ".claude" / "projects")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([str(RUNNER), "install"], stdin=slave, stdout=slave, stderr=slave,
+                            env={"HOME": str(home), "PATH": "/usr/bin:/bin"})
+    os.close(slave)
+    seen = b""
+    while b"[Y/n]" not in seen:
+        ready, _, _ = select.select([master], [], [], 30)
+        assert ready, seen  # no question within 30 s
+        seen += os.read(master, 4096)
+    os.write(master, b"y\n")
+    while True:
+        ready, _, _ = select.select([master], [], [], 30)
+        try:
+            chunk = os.read(master, 4096) if ready else b""
+        except OSError:  # the other side closed: the command ended
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert proc.wait(timeout=30) == 0
+    assert "1 fixes learned" in seen.decode(), seen.decode()
 
 
 def test_uninstall_leaves_only_what_was_there(home):

@@ -1,13 +1,16 @@
 -- PostToolUse: store the successful tool use, then learn: an error followed
 -- by success is a resolution (SPEC §5).
--- :stdin  Claude Code's payload: session_id, cwd, tool_name, tool_input, ...
+-- :stdin     Claude Code's payload: session_id, cwd, tool_name, tool_input, ...
+-- :event_ts  the call's original time when errkb learn imports a
+--            transcript; NULL (now) in a live hook
 -- Prints nothing.
 
 -- The payload's few fields, parsed once (one json_extract with several
 -- paths): a PostToolUse payload also carries the tool's whole output,
 -- often hundreds of kilobytes, and each json_extract on it costs a parse.
 CREATE TEMP TABLE payload AS
-SELECT session_id, cwd, tool, command, file_path, pattern, agent_type, model, agent_id, tool_use_id,
+SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) AS ts,
+       session_id, cwd, tool, command, file_path, pattern, agent_type, model, agent_id, tool_use_id,
        CASE WHEN tool = 'Bash' THEN command_subject(command) END AS subject,
        -- an edit's compact before → after, redacted before it is cut
        CASE WHEN old_text IS NOT NULL OR new_text IS NOT NULL
@@ -32,7 +35,7 @@ FROM (SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_ex
 -- retry of a failed command from an unrelated one; its line (at most 200
 -- characters) and an edit's hunk are what a learned fix shows.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
-SELECT 1, 'tool_use', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id, path_basename(cwd), cwd,
+SELECT 1, 'tool_use', ts, session_id, path_basename(cwd), cwd,
        json_object('tool', tool, 'meta', json(CASE
          WHEN tool = 'Bash' THEN json_object('command',
            substr(ltrim(command), 1, instr(ltrim(command) || ' ', ' ') - 1), 'subject', subject,
@@ -49,6 +52,13 @@ FROM temp.payload;
 -- position). The main thread and each subagent (agent_id) are separate
 -- streams: one agent's success is not another's fix.
 CREATE TEMP TABLE recent AS
+WITH stream AS MATERIALIZED (
+  SELECT id, type, ts, data FROM events
+  WHERE session_id = (SELECT session_id FROM temp.payload)
+    -- tool steps only: a kb_hit (advice given) is not one
+    AND type IN ('tool_use', 'tool_error')
+    AND coalesce(data ->> '$.agentId', '') = coalesce((SELECT agent_id FROM temp.payload), '')
+  ORDER BY ts DESC, id DESC LIMIT 50)
 SELECT row_number() OVER (ORDER BY ts, id) AS n, id, type,
        f ->> 0 AS tool, f ->> 1 AS error, f ->> 2 AS error_raw, f ->> 3 AS signature, f ->> 4 AS headline,
        coalesce(f ->> 5, f ->> 6) AS subject, coalesce(f ->> 7, f ->> 8) AS file, f ->> 9 AS line,
@@ -57,11 +67,11 @@ FROM (SELECT id, type, ts,
              -- one parse of each event's data for all its fields
              json_extract(data, '$.tool', '$.error', '$.errorRaw', '$.signature', '$.headline', '$.meta.subject',
                           '$.subject', '$.meta.file', '$.file', '$.meta.line', '$.meta.edit') AS f
-      FROM events WHERE session_id = (SELECT session_id FROM temp.payload)
-        -- tool steps only: a kb_hit (advice given) is not one
-        AND type IN ('tool_use', 'tool_error')
-        AND coalesce(data ->> '$.agentId', '') = coalesce((SELECT agent_id FROM temp.payload), '')
-      ORDER BY ts DESC, id DESC LIMIT 50);
+      FROM stream)
+-- Only when an error in the window is not learned yet can anything be
+-- learned; otherwise (most successes) the window stays empty, unread.
+WHERE EXISTS (SELECT 1 FROM stream WHERE type = 'tool_error'
+              AND id NOT IN (SELECT event_id FROM main.resolved_errors));
 
 -- 3. What this success resolves; an error event is learned at most once.
 --
@@ -131,10 +141,11 @@ WHERE e.type = 'tool_error' AND e.tool IS NOT current.tool
 -- among the error's fixes, the file names) with the command that worked
 -- (redacted above, at most 120 characters) and the file last edited; then
 -- remember the error as resolved: all or nothing, so that a killed hook
--- cannot learn an error twice.
-BEGIN;
+-- cannot learn an error twice. (A savepoint: errkb learn runs this inside
+-- its own transaction.)
+SAVEPOINT learn;
 INSERT INTO kb_learn (ts, error_raw, error_key, signature, headline, resolution, resolved_by, tool_sequence)
-SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), l.error_raw, l.error, l.signature, l.headline,
+SELECT p.ts, l.error_raw, l.error, l.signature, l.headline,
        json_patch(json_object('resolvedBy', l.kind, 'tool', p.tool, 'toolSequence', json(l.tool_sequence),
                               'sessionId', p.session_id, 'errorRaw', l.error_raw,
                               'command', p.command, 'file', l.file),
@@ -143,11 +154,11 @@ SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), l.error_raw, l.error, l.signature,
                               'edits', CASE WHEN json_array_length(l.edits) > 0 THEN json(l.edits) END)),
        p.tool, l.tool_sequence
 FROM temp.learned AS l,
-     (SELECT tool, session_id,
+     (SELECT tool, session_id, ts,
              CASE WHEN tool = 'Bash' THEN substr(trim(command), 1, 120) END AS command
       FROM temp.payload) AS p;
 
 INSERT OR IGNORE INTO resolved_errors (event_id, error_kb_id, ts)
-SELECT l.event_id, (SELECT id FROM error_kb WHERE error_normalized = l.error), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+SELECT l.event_id, (SELECT id FROM error_kb WHERE error_normalized = l.error), (SELECT ts FROM temp.payload)
 FROM temp.learned l;
-COMMIT;
+RELEASE learn;

@@ -2,6 +2,9 @@
 -- (or a similar) error was fixed before.
 -- :stdin  Claude Code's payload: session_id, cwd, tool_name, tool_input, error,
 --         is_interrupt, tool_use_id, agent_id (inside a subagent)
+-- :event_ts  the call's original time when errkb learn imports a
+--            transcript (then nothing is searched or advised); NULL (now)
+--            in a live hook
 -- Prints the hook's JSON answer when a past fix is found, nothing otherwise.
 -- An interrupt (the user stopped the call) is stored as such and is
 -- neither an error to learn from nor one to advise on.
@@ -26,7 +29,8 @@ WITH input AS MATERIALIZED (
                             '$.is_interrupt') AS f)),
 -- MATERIALIZED: each is computed once, not once per use below
 english AS MATERIALIZED (SELECT *, translate_messages(error) AS english FROM input)
-SELECT session_id, cwd, tool, error, normalize_error(error) AS error_key, substr(error, 1, 500) AS error_raw,
+SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) AS ts,
+       session_id, cwd, tool, error, normalize_error(error) AS error_key, substr(error, 1, 500) AS error_raw,
        error_signature(english) AS signature, error_headline(english) AS headline,
        CASE WHEN tool = 'Bash' THEN command_subject(command) END AS subject, file, agent_id, tool_use_id,
        interrupted
@@ -38,20 +42,20 @@ FROM english;
 -- the file), to tell a related success from an unrelated one.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, CASE WHEN interrupted THEN 'tool_interrupt' ELSE 'tool_error' END,
-       strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), session_id, path_basename(cwd), cwd,
+       ts, session_id, path_basename(cwd), cwd,
        json_object('tool', tool, 'error', error_key, 'errorRaw', error_raw,
                    'signature', signature, 'headline', headline, 'subject', subject, 'file', file,
                    'agentId', agent_id, 'toolUseId', tool_use_id)
 FROM temp.payload;
 
 -- 2. The best past fix: exact, prefix, then vector stage, on the signature
--- (none for an interrupt).
+-- (none for an interrupt, none when importing a transcript).
 CREATE TEMP TABLE hit AS
-SELECT * FROM kb_search((SELECT error FROM temp.payload WHERE NOT interrupted));
+SELECT * FROM kb_search((SELECT error FROM temp.payload WHERE NOT interrupted AND :event_ts IS NULL));
 
 -- 3. Count the use, once, and note the advice (for the kb_advice_hit_rate
 -- view): both or neither.
-BEGIN;
+SAVEPOINT advise;
 UPDATE error_kb SET use_count = use_count + 1, last_used = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE id IN (SELECT id FROM temp.hit);
 UPDATE kb_fixes SET use_count = use_count + 1, last_used = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
@@ -61,7 +65,7 @@ INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'kb_hit', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_basename(p.cwd), p.cwd,
        json_object('errorKbId', h.id, 'fixId', h.fix_id, 'stage', h.stage, 'distance', h.distance)
 FROM temp.hit AS h, temp.payload AS p;
-COMMIT;
+RELEASE advise;
 
 -- 4. The answer (redacted again: a knowledge base written before
 -- redaction, or by another program, may hold secrets). The error quoted is

@@ -275,7 +275,9 @@ fn enabled() -> bool {
         .unwrap_or(true)
 }
 
-fn script_for(event: &str) -> Result<String> {
+/// The script a hook runs: the user's copy under ~/.reflexion/sql/hooks,
+/// else the built-in one.
+pub fn script_for(event: &str) -> Result<String> {
     let Some(built_in) = HOOKS.iter().find(|h| h.event == event).map(|h| h.script) else {
         bail!(
             "no hook for event {event:?} (known: {})",

@@ -24,12 +24,16 @@ pub fn hook_command(event: &str) -> String {
     format!("~/.reflexion/bin/errkb hook {event}")
 }
 
-pub fn settings_path() -> Result<PathBuf> {
-    let dir = match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+/// Claude Code's configuration folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+pub fn claude_dir() -> Result<PathBuf> {
+    Ok(match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
         Some(dir) => PathBuf::from(dir),
         None => paths::home()?.join(".claude"),
-    };
-    Ok(dir.join("settings.json"))
+    })
+}
+
+pub fn settings_path() -> Result<PathBuf> {
+    Ok(claude_dir()?.join("settings.json"))
 }
 
 /// The events whose errkb hook is in `settings`.

@@ -10,6 +10,7 @@ mod doctor;
 mod embed_job;
 mod hook;
 mod install;
+mod learn;
 mod model_download;
 mod paths;
 mod private;
@@ -99,6 +100,12 @@ enum Command {
     Migrate,
     /// Embed every knowledge-base entry that has no vector yet
     Embed,
+    /// Learn from Claude Code's transcripts what the hooks would have
+    /// learned (errors, and the fixes that followed); safe to run again
+    Learn {
+        /// Transcript files or folders [default: ~/.claude/projects]
+        paths: Vec<PathBuf>,
+    },
     /// Read the machine's gettext catalogs for your languages, so that
     /// localized tool messages match their English originals
     Catalog {
@@ -235,6 +242,28 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 "re-keyed {rekeyed} entries, merged {merged}; run errkb embed for their vectors"
             )?;
         }
+        Command::Learn { paths } => {
+            let paths = if paths.is_empty() {
+                let default = learn::default_transcripts()?;
+                if !default.is_dir() {
+                    writeln!(
+                        out,
+                        "no Claude Code transcripts in {} (nothing to learn)",
+                        default.display()
+                    )?;
+                    return Ok(ExitCode::SUCCESS);
+                }
+                vec![default]
+            } else {
+                paths
+            };
+            let conn = db::open(&db_path, Access::ReadWrite)?;
+            let summary = learn::run(&conn, &paths)?;
+            write!(out, "{summary}")?;
+            if summary.fixes_learned > 0 {
+                writeln!(out, "run 'errkb embed' to make them findable by meaning too")?;
+            }
+        }
         Command::PluginHooks => write!(out, "{}", install::plugin_hooks_json())?,
         Command::Install { dry_run } => {
             install::install(&paths::extension(cli.extension)?, dry_run, &mut out)?;
@@ -249,6 +278,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     let s = catalog::build(&conn, &langs)?;
                     writeln!(out, "indexed {} localized messages ({})", s.messages, langs.join(", "))?;
                 }
+            }
+            if !dry_run {
+                offer_to_learn(&db_path, &mut out)?;
             }
         }
         Command::Uninstall { dry_run } => install::uninstall(dry_run, &mut out)?,
@@ -300,6 +332,41 @@ fn run(cli: Cli) -> Result<ExitCode> {
 
 /// The best past resolution for `error`, read-only: an ad-hoc search
 /// neither creates the database nor counts as a use of the fix.
+/// After install: a knowledge base from the user's past sessions, if they
+/// want it now (asked on a terminal; otherwise said how).
+fn offer_to_learn(db_path: &std::path::Path, out: &mut impl Write) -> Result<()> {
+    let transcripts = learn::default_transcripts()?;
+    let files = learn::transcript_files(std::slice::from_ref(&transcripts));
+    if !transcripts.is_dir() || files.is_empty() {
+        return Ok(());
+    }
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if interactive {
+        write!(
+            out,
+            "Learn from your {} past Claude Code sessions in {} now? [Y/n] ",
+            files.len(),
+            transcripts.display()
+        )?;
+        out.flush()?;
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer)?;
+        if matches!(answer.trim().to_lowercase().as_str(), "" | "y" | "yes") {
+            let conn = db::open(db_path, Access::ReadWrite)?;
+            write!(out, "{}", learn::run(&conn, &[transcripts])?)?;
+            writeln!(out, "run 'errkb embed' to make them findable by meaning too")?;
+            return Ok(());
+        }
+    }
+    writeln!(
+        out,
+        "{} past Claude Code sessions in {}: 'errkb learn' learns their errors and fixes",
+        files.len(),
+        transcripts.display()
+    )?;
+    Ok(())
+}
+
 fn search(db_path: &std::path::Path, error: &str, json: bool, out: &mut impl Write) -> Result<ExitCode> {
     if !db_path.exists() {
         eprintln!("no knowledge base at {} yet", db_path.display());

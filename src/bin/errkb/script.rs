@@ -32,14 +32,7 @@ impl Params {
 pub fn run(conn: &Connection, sql: &str, params: &Params, out: &mut impl Write) -> Result<()> {
     let mut batch = Batch::new(conn, sql);
     while let Some(mut stmt) = batch.next()? {
-        for index in 1..=stmt.parameter_count() {
-            let Some(name) = stmt.parameter_name(index).map(str::to_owned) else {
-                bail!("scripts take named parameters (:name), not '?'");
-            };
-            if let Some(value) = params.get(&name) {
-                stmt.raw_bind_parameter(index, value)?;
-            }
-        }
+        bind(&mut stmt, params)?;
         let columns = stmt.column_count();
         let mut rows = stmt.raw_query();
         while let Some(row) = rows.next()? {
@@ -57,6 +50,138 @@ pub fn run(conn: &Connection, sql: &str, params: &Params, out: &mut impl Write) 
     Ok(())
 }
 
+/// Bind the statement's named parameters from `params` (NULL when absent).
+fn bind(stmt: &mut rusqlite::Statement<'_>, params: &Params) -> Result<()> {
+    for index in 1..=stmt.parameter_count() {
+        let Some(name) = stmt.parameter_name(index).map(str::to_owned) else {
+            bail!("scripts take named parameters (:name), not '?'");
+        };
+        match params.get(&name) {
+            Some(value) => stmt.raw_bind_parameter(index, value)?,
+            None => stmt.raw_bind_parameter(index, rusqlite::types::Null)?,
+        }
+    }
+    Ok(())
+}
+
+/// The statements of a script, as text, split where SQLite says a
+/// statement is complete (as the sqlite3 shell splits its input).
+pub fn statements(sql: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (at, _) in sql.match_indices(';') {
+        let piece = &sql[start..=at];
+        let Ok(text) = std::ffi::CString::new(piece) else {
+            continue;
+        };
+        // SAFETY: sqlite3_complete only reads the NUL-terminated string.
+        if unsafe { rusqlite::ffi::sqlite3_complete(text.as_ptr()) } != 0 {
+            out.push(piece.trim().to_owned());
+            start = at + 1;
+        }
+    }
+    if !sql[start..].trim().is_empty() {
+        out.push(sql[start..].trim().to_owned());
+    }
+    out
+}
+
+/// A script run many times on one connection (errkb learn runs a hook
+/// script per imported tool call). A hook's process runs its script once
+/// and ends, which drops the script's temp tables; here the second run
+/// would find them. So from the second run on, `CREATE TEMP TABLE t AS
+/// <query>` runs as `DELETE FROM temp.t` and `INSERT INTO temp.t <query>`:
+/// the same rows, no schema change, and every statement stays prepared
+/// (compiling the statements was most of a run's time). Two scripts on one
+/// connection may both stage a `temp.payload`: each script's temp tables
+/// get its own suffix (scripts name them `temp.<name>` everywhere; a bare
+/// name would fail as "no such table", never read another script's). Output
+/// is dropped.
+pub struct Repeated {
+    first: Vec<String>,
+    again: Vec<String>,
+    ran: bool,
+}
+
+impl Repeated {
+    pub fn new(sql: &str, suffix: &str) -> Self {
+        let mut sql = sql.to_owned();
+        let tables: Vec<String> = statements(&sql)
+            .iter()
+            .filter_map(|s| temp_table_query(s).map(|(table, _)| table.to_owned()))
+            .collect();
+        for table in tables {
+            sql = rename_word(
+                &sql,
+                &format!("CREATE TEMP TABLE {table}"),
+                &format!("CREATE TEMP TABLE {table}_{suffix}"),
+            );
+            sql = rename_word(&sql, &format!("temp.{table}"), &format!("temp.{table}_{suffix}"));
+        }
+        let first = statements(&sql);
+        let mut again = Vec::new();
+        for statement in &first {
+            match temp_table_query(statement) {
+                Some((table, query)) => {
+                    again.push(format!("DELETE FROM temp.{table}"));
+                    again.push(format!("INSERT INTO temp.{table} {query}"));
+                }
+                None => again.push(statement.clone()),
+            }
+        }
+        Repeated {
+            first,
+            again,
+            ran: false,
+        }
+    }
+
+    pub fn run(&mut self, conn: &Connection, params: &Params) -> Result<()> {
+        let statements = if self.ran { &self.again } else { &self.first };
+        for sql in statements {
+            let mut stmt = conn.prepare_cached(sql)?;
+            bind(&mut stmt, params)?;
+            let mut rows = stmt.raw_query();
+            while rows.next()?.is_some() {}
+        }
+        self.ran = true;
+        Ok(())
+    }
+
+    /// How many distinct statements a connection should keep prepared.
+    pub fn statement_count(&self) -> usize {
+        self.first.len() + self.again.len()
+    }
+}
+
+/// `text` with every `from` that is not followed by a word character replaced.
+fn rename_word(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(from) {
+        let after = &rest[at + from.len()..];
+        let whole = !after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        out.push_str(&rest[..at]);
+        out.push_str(if whole { to } else { from });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `CREATE TEMP TABLE name AS query` → (name, query), comments before it
+/// allowed.
+fn temp_table_query(statement: &str) -> Option<(&str, &str)> {
+    let mut rest = statement.trim_start();
+    while let Some(comment) = rest.strip_prefix("--") {
+        rest = comment.split_once('\n').map_or("", |(_, after)| after).trim_start();
+    }
+    let rest = rest.strip_prefix("CREATE TEMP TABLE ")?;
+    let (name, query) = rest.split_once(char::is_whitespace)?;
+    let query = query.trim_start().strip_prefix("AS")?;
+    (name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some((name, query.trim_end_matches(';')))
+}
+
 fn write_value(out: &mut impl Write, value: ValueRef<'_>) -> std::io::Result<()> {
     match value {
         ValueRef::Null => Ok(()),
@@ -70,4 +195,47 @@ fn write_value(out: &mut impl Write, value: ValueRef<'_>) -> std::io::Result<()>
 pub fn parse_param(arg: &str) -> Result<(String, String)> {
     let (name, value) = arg.split_once('=').context("expected NAME=VALUE")?;
     Ok((name.trim_start_matches([':', '@', '$']).to_owned(), value.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statements_split_where_sqlite_says_they_end() {
+        let sql = "-- a; comment\nSELECT 'a;b';\nCREATE TEMP TABLE t AS\nSELECT 1; SELECT 2";
+        assert_eq!(
+            statements(sql),
+            vec![
+                "-- a; comment\nSELECT 'a;b';",
+                "CREATE TEMP TABLE t AS\nSELECT 1;",
+                "SELECT 2"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_repeated_script_refills_its_temp_tables() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE log (n)").unwrap();
+        let text = "-- stage\nCREATE TEMP TABLE staged AS\nWITH v AS (SELECT :n AS n) SELECT n FROM v;\n\
+                    INSERT INTO log SELECT n FROM temp.staged;";
+        // two scripts with the same temp table, taking turns
+        let (mut one, mut two) = (Repeated::new(text, "one"), Repeated::new(text, "two"));
+        for n in ["1", "2", "3"] {
+            let mut params = Params::default();
+            params.set("n", n);
+            one.run(&conn, &params).unwrap();
+            params.set("n", format!("{n}{n}"));
+            two.run(&conn, &params).unwrap();
+        }
+        let logged: Vec<String> = conn
+            .prepare("SELECT n FROM log")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(logged, ["1", "11", "2", "22", "3", "33"]);
+    }
 }
