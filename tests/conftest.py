@@ -76,12 +76,14 @@ def bare_extension(tmp_path):
     return folder / "errkb.so", {"HOME": str(tmp_path / "home")}
 
 
-def runner(*args, stdin=None, env=None, check=False, cwd=None):
-    """Run dist/errkb with `args`; stdin as text."""
+def runner(*args, stdin=None, env=None, check=False, cwd=None, timeout=120):
+    """Run dist/errkb with `args`; stdin as text. A run past `timeout`
+    seconds fails the test (subprocess.TimeoutExpired) instead of hanging it."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("ERRKB_")}
     full_env.update(env or {})
     proc = subprocess.run(
-        [str(RUNNER), *args], input=stdin, capture_output=True, text=True, env=full_env, cwd=cwd
+        [str(RUNNER), *args], input=stdin, capture_output=True, text=True, env=full_env, cwd=cwd,
+        timeout=timeout,
     )
     if check and proc.returncode != 0:
         raise AssertionError(f"errkb {args} failed ({proc.returncode}): {proc.stderr}")

@@ -1,10 +1,12 @@
 """Inputs for normalize_error: generated edge cases and real log messages.
 Shared by the conformance test and the benchmark."""
-import csv
+import gzip
+import json
 import random
 from pathlib import Path
 
-LOGHUB = Path(__file__).resolve().parents[2] / "shared" / "loghub_2k" / "original"
+# The message text of loghub_2k's logs, with its licence (make loghub-fixture).
+LOGHUB = Path(__file__).resolve().parent / "fixtures" / "loghub_2k" / "messages.json.gz"
 
 SEED_SCENARIOS = [
     "Cannot find module '/Users/dev/project/src/index.ts'",
@@ -79,11 +81,5 @@ def generated(seed, count):
 
 def loghub_messages():
     """The message text of every loghub_2k log line (about 32k real lines)."""
-    files = sorted(LOGHUB.glob("*/*_structured.csv"))
-    if not files:
-        raise FileNotFoundError(f"no loghub_2k logs under {LOGHUB}: the shared/ folder must sit beside the checkout")
-    messages = []
-    for path in files:
-        with open(path, newline="", encoding="utf-8", errors="replace") as f:
-            messages += [row["Content"] for row in csv.DictReader(f)]
-    return messages
+    with gzip.open(LOGHUB, "rt", encoding="utf-8") as f:
+        return json.load(f)

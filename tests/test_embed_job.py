@@ -56,7 +56,8 @@ def test_interrupted_run_resumes_without_duplicates(kb):
     job = subprocess.Popen([str(RUNNER), "--db", str(kb), "embed"], stdout=subprocess.PIPE)
     deadline = time.time() + 60
     while len(vectors(kb)) < 200 and time.time() < deadline:
-        time.sleep(0.05)
+        time.sleep(0.01)
+    job.send_signal(signal.SIGSTOP)  # frozen where it is (200 of 3000 done), then killed there
     job.send_signal(signal.SIGKILL)
     job.wait()
     done_before = len(vectors(kb))
@@ -100,8 +101,10 @@ def test_hooks_can_write_while_the_job_runs(kb):
 def test_two_jobs_never_run_at_once(kb):
     insert_kb(kb, [{"error_normalized": f"error {i} again"} for i in range(2000)])
     first = subprocess.Popen([str(RUNNER), "--db", str(kb), "embed"], stdout=subprocess.PIPE, text=True)
-    while not vectors(kb):
+    deadline = time.time() + 60
+    while not vectors(kb) and time.time() < deadline:
         time.sleep(0.02)
+    assert first.poll() is None, "the first job ended before the second started"
     second = runner("--db", str(kb), "embed", check=True)
     assert second.stdout == "another embedding job is running\n"
     first.communicate(timeout=120)

@@ -145,11 +145,12 @@ def test_failures_exit_0_silently_and_are_logged(home, event, body):
     assert f" {event}: " in log
 
 
-def test_missing_home_is_logged_nowhere_but_still_exits_0(tmp_path):
+def test_missing_home_still_exits_0_silently(tmp_path):
     import subprocess
     proc = subprocess.run([str(RUNNER), "hook", "PostToolUse"], input="{}", capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin"})
+                          env={"PATH": "/usr/bin:/bin", "TMPDIR": str(tmp_path)}, timeout=60)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    assert "HOME is not set" in (tmp_path / "errkb-hooks.log").read_text()  # its trace, in its own folder
 
 
 def learn_missing_module(home, session="s1"):
@@ -342,17 +343,15 @@ def test_a_slow_search_is_abandoned_but_the_event_is_kept(home):
     """The time budget: a user's edited script whose search never ends. The
     hook gives up on it well inside Claude Code's timeout, keeps the event,
     and logs why."""
-    import time as clock
     scripts = home / ".reflexion" / "sql" / "hooks"
     scripts.mkdir(parents=True)
     (scripts / "PostToolUseFailure.sql").write_text(
         "INSERT INTO events (type, ts, session_id, data) VALUES "
         "('tool_error', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), json_extract(:stdin, '$.session_id'), '{}');\n"
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n;\n")
-    start = clock.perf_counter()
+    # A script that never ends would hang here: runner()'s deadline fails the
+    # test instead. That the hook stopped by itself shows in its log.
     proc = hook(home, "PostToolUseFailure", payload("s", "Bash", {}, "boom", "PostToolUseFailure"))
-    elapsed = clock.perf_counter() - start
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
-    assert elapsed < 4  # the budget is 1.8 s; generous for a loaded machine, far below "never"
     assert db_rows(home, "SELECT session_id FROM events") == [("s",)]
     assert "interrupted" in (home / ".reflexion" / "logs" / "hooks.log").read_text()

@@ -23,8 +23,19 @@ use crate::script::{self, Params};
 /// place.
 const SCHEMA_SQL: &str = include_str!("../../../sql/schema.sql");
 
-/// Hooks and batch jobs share the file: wait for a writer rather than fail.
+/// Hooks and batch jobs share the file: wait for a writer rather than fail,
+/// up to 5 s, or `ERRKB_BUSY_TIMEOUT_MS` milliseconds.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+fn busy_timeout() -> Duration {
+    static TIMEOUT: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *TIMEOUT.get_or_init(|| {
+        std::env::var("ERRKB_BUSY_TIMEOUT_MS")
+            .ok()
+            .and_then(|ms| ms.parse().ok())
+            .map_or(BUSY_TIMEOUT, Duration::from_millis)
+    })
+}
 const BUSY_STEP: Duration = Duration::from_millis(1);
 
 /// Past this size (64 pages of 4 KiB) the write-ahead log is checkpointed
@@ -117,7 +128,7 @@ fn connect(path: &Path, access: Access) -> Result<Connection> {
     // far longer than the lock was held.
     conn.busy_handler(Some(|attempt: i32| {
         std::thread::sleep(BUSY_STEP);
-        u128::try_from(attempt).unwrap_or(0) * BUSY_STEP.as_millis() < BUSY_TIMEOUT.as_millis()
+        u128::try_from(attempt).unwrap_or(0) * BUSY_STEP.as_millis() < busy_timeout().as_millis()
     }))?;
     // Hook scripts stage their work in temp tables: keep them off the disk.
     conn.pragma_update(None, "temp_store", "MEMORY")?;

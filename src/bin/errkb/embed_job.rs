@@ -14,8 +14,8 @@ use rusqlite::Connection;
 use crate::script::{self, Params};
 
 const EMBED_BATCH_SQL: &str = include_str!("../../../sql/jobs/embed_batch.sql");
-/// Rows per batch: one model run each.
-const BATCH: usize = 50;
+/// Rows per batch: one model run each (the most embed_batch takes).
+const BATCH: usize = errkb::embed::MAX_BATCH;
 
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Summary {

@@ -265,14 +265,7 @@ fn kind(value: &serde_json::Value) -> &'static str {
 
 /// `"enabled": false` in ~/.reflexion/config.json turns every hook off.
 fn enabled() -> bool {
-    let Ok(root) = paths::data_root() else { return true };
-    let Ok(text) = std::fs::read_to_string(root.join("config.json")) else {
-        return true;
-    };
-    serde_json::from_str::<serde_json::Value>(&text)
-        .ok()
-        .and_then(|c| c.get("enabled").and_then(serde_json::Value::as_bool))
-        .unwrap_or(true)
+    errkb::config::hooks_enabled()
 }
 
 /// The script a hook runs: the user's copy under ~/.reflexion/sql/hooks,

@@ -18,7 +18,8 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use sha1::Digest;
 
-pub const PRODUCTION_REPO: &str = "Xenova/paraphrase-multilingual-MiniLM-L12-v2";
+/// The production model's repository on Hugging Face.
+pub const PRODUCTION_REPO: &str = errkb::config::PRODUCTION_MODEL;
 
 /// The hash a file must have, as the hub states it.
 #[derive(Debug, PartialEq, Eq)]

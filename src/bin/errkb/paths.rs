@@ -9,15 +9,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 pub fn home() -> Result<PathBuf> {
-    env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
-        .context("HOME is not set: pass --db or set ERRKB_DB")
+    errkb::config::home().context("HOME is not set: pass --db or set ERRKB_DB")
 }
 
 /// `~/.reflexion`, where the database, config and installed files live.
 pub fn data_root() -> Result<PathBuf> {
-    Ok(home()?.join(".reflexion"))
+    errkb::config::data_root().context("HOME is not set: pass --db or set ERRKB_DB")
 }
 
 /// The database: `--db`, else `ERRKB_DB` (both resolved by clap), else the
