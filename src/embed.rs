@@ -87,13 +87,28 @@ impl Thresholds {
     }
 }
 
+/// Threads one model run may use, when the process said (the batch job:
+/// all cores); 0 means not said.
+static THREADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Let model runs in this process use `threads` threads (before the first
+/// embed()). A hook's realtime search keeps the default, one, so that it
+/// leaves the agent's machine its other cores; the batch job takes all.
+pub fn set_threads(threads: usize) {
+    THREADS.store(threads, std::sync::atomic::Ordering::Relaxed);
+}
+
 impl Embedder {
     fn load(files: ModelFiles) -> Result<Self, String> {
         let environment = runtime()?;
-        let threads = std::env::var("ERRKB_EMBED_THREADS")
-            .ok()
-            .and_then(|t| t.parse().ok())
-            .unwrap_or(1);
+        // ERRKB_EMBED_THREADS, for an extension loaded by another program
+        let threads = match THREADS.load(std::sync::atomic::Ordering::Relaxed) {
+            0 => std::env::var("ERRKB_EMBED_THREADS")
+                .ok()
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(1),
+            n => n,
+        };
         // The tokenizer loads on a second thread while ONNX Runtime reads the
         // graph: a cold start costs the slower of the two, not their sum.
         let max_tokens = max_tokens(&files.dir);

@@ -11,11 +11,8 @@ import pytest
 
 from claude_standin import StandIn, context_after, text, tool_use
 from conftest import CLAUDE, DIST, ROOT, connection, runner
+from snapshot import ADVICE_HEAD, BASH_HEAD, FILE_HEAD, SUBAGENT_HEAD
 
-ADVICE_HEAD = "[Reflexion 에러 KB] 이전에 동일 에러를 해결한 이력이 있습니다:"
-FILE_HEAD = "⚠️ 이 파일 관련 과거 에러: "
-BASH_HEAD = "💡 이 세션에서 Bash 에러 발생 이력: "
-SUBAGENT_HEAD = "이 프로젝트의 최근 에러 패턴:"
 BROKEN = "import yaml_helpers\nprint('ok')\n"
 
 

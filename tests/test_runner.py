@@ -88,3 +88,18 @@ def test_runner_found_on_path_finds_the_model_beside_itself(tmp_path):
                           input="SELECT errkb_debug();", capture_output=True, text=True, check=True,
                           env={"PATH": f"{RUNNER.parent}:/usr/bin:/bin", "HOME": str(tmp_path)})
     assert f"Model: {RUNNER.parent / 'model' / 'model.onnx'}\n" in proc.stdout
+
+
+def test_run_prints_what_the_sqlite3_shell_prints(tmp_path):
+    """`errkb run` and the stock shell, on the same script: integers, reals
+    (the shell's 15 significant digits), text, NULL, blobs, several rows."""
+    import subprocess
+    script = tmp_path / "values.sql"
+    script.write_text(
+        "SELECT 1, 1.0, 1.0 / 7, 2.0 / 3 * 1000, 1e20, 1.5e-7, -0.0001, 123456789012345.0, 1234567890123456.0;\n"
+        "SELECT 'text', NULL, 'a|b', x'6869';\n"
+        "SELECT value, value * 0.1 FROM json_each('[1, 2, 3]');\n")
+    shell = subprocess.run(["sqlite3", str(tmp_path / "a.db"), f".read {script}"], capture_output=True, text=True,
+                           timeout=60)
+    ours = runner("--db", str(tmp_path / "b.db"), "run", str(script), check=True)
+    assert ours.stdout == shell.stdout and "0.142857142857143" in ours.stdout

@@ -170,3 +170,14 @@ def test_null_key_is_rejected_ra_004_1(kb):
     proc = sqlite(kb, "INSERT INTO error_kb (ts, error_normalized) VALUES ('2026-01-01', NULL)", check=False)
     assert proc.returncode == 19  # SQLITE_CONSTRAINT
     assert "NOT NULL constraint failed: error_kb.error_normalized" in proc.stderr
+
+
+def test_kb_search_columns_are_the_candidate_querys(kb):
+    """sql/search/candidates.sql names kb_search's columns once: the
+    table's columns are its first nine, then the stage's own."""
+    candidates = (SQL / "search" / "candidates.sql").read_text().replace("?1", "0")
+    table = sqlite_value(kb, "SELECT group_concat(name, ',') FROM pragma_table_info('kb_search')").split(",")
+    query = sqlite(kb, f"CREATE TEMP VIEW candidates AS {candidates.rstrip().rstrip(';')};",
+                   "SELECT group_concat(name, ',') FROM pragma_table_info('candidates')").stdout.strip().split(",")
+    assert table[:9] == query[:9]
+    assert table[9:] == ["stage", "distance", "fix_id", "headline", "other_fixes"] and query[9:11] == ["fix_id", "headline"]

@@ -3,9 +3,12 @@
 -- The error_kb columns in kb_search's order, with the fix's resolution and
 -- count where kb_fixes has the row's fixes (error_kb's own for rows only an
 -- old writer filled), then the fix's id, its original headline and time.
-SELECT kb.id, kb.ts, kb.error_normalized, kb.error_raw, coalesce(f.resolution, kb.resolution),
-       kb.resolved_by, kb.tool_sequence, coalesce(f.use_count, kb.use_count), coalesce(f.last_used, kb.last_used),
-       f.id, coalesce(f.error_headline, ''), coalesce(f.ts, kb.ts)
+-- The names are kb_search's (tests/test_search.py checks them against it).
+SELECT kb.id AS id, kb.ts AS ts, kb.error_normalized AS error_normalized, kb.error_raw AS error_raw,
+       coalesce(f.resolution, kb.resolution) AS resolution, kb.resolved_by AS resolved_by,
+       kb.tool_sequence AS tool_sequence, coalesce(f.use_count, kb.use_count) AS use_count,
+       coalesce(f.last_used, kb.last_used) AS last_used,
+       f.id AS fix_id, coalesce(f.error_headline, '') AS headline, coalesce(f.ts, kb.ts) AS fix_ts
 FROM error_kb AS kb
 LEFT JOIN kb_fixes AS f ON f.error_kb_id = kb.id
 WHERE kb.id = ?1 AND coalesce(f.resolution, kb.resolution) IS NOT NULL

@@ -65,15 +65,12 @@ pub fn run(conn: &Connection, db: &Path) -> Result<Outcome> {
         let mut params = Params::default();
         params.set("after", after.to_string());
         params.set("batch", BATCH.to_string());
-        let mut out = Vec::new();
-        script::run(conn, EMBED_BATCH_SQL, &params, &mut out)?;
-        let line = String::from_utf8_lossy(&out);
-        let fields: Vec<&str> = line.trim().split('|').collect();
-        let [embedded, skipped, last] = fields[..] else {
-            anyhow::bail!("unexpected batch report: {line}")
-        };
-        let Ok(last) = last.parse::<i64>() else { break };
-        let (embedded, skipped): (u64, u64) = (embedded.parse()?, skipped.parse()?);
+        // the batch's report: (embedded, skipped, last id; NULL when none was left)
+        let report = script::rows(conn, EMBED_BATCH_SQL, &params)?;
+        let row = report.first().context("embed_batch.sql reported nothing")?;
+        let Some(last) = script::integer(row, 2) else { break };
+        let embedded = script::integer(row, 0).unwrap_or(0) as u64;
+        let skipped = script::integer(row, 1).unwrap_or(0) as u64;
         summary.embedded += embedded;
         summary.skipped += skipped;
         progress.inc(embedded + skipped);

@@ -488,3 +488,38 @@ fn import_calls(
     }
     Ok(())
 }
+
+/// After install: a knowledge base from the user's past sessions, if they
+/// want it now (asked on a terminal; otherwise said how).
+pub fn offer(db_path: &Path, out: &mut impl std::io::Write) -> Result<()> {
+    let transcripts = default_transcripts()?;
+    let files = transcript_files(std::slice::from_ref(&transcripts));
+    if !transcripts.is_dir() || files.is_empty() {
+        return Ok(());
+    }
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if interactive {
+        write!(
+            out,
+            "Learn from your {} past Claude Code sessions in {} now? [Y/n] ",
+            files.len(),
+            transcripts.display()
+        )?;
+        out.flush()?;
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer)?;
+        if matches!(answer.trim().to_lowercase().as_str(), "" | "y" | "yes") {
+            let conn = crate::db::open(db_path, crate::db::Access::ReadWrite)?;
+            write!(out, "{}", run(&conn, &[transcripts])?)?;
+            writeln!(out, "run 'errkb embed' to make them findable by meaning too")?;
+            return Ok(());
+        }
+    }
+    writeln!(
+        out,
+        "{} past Claude Code sessions in {}: 'errkb learn' learns their errors and fixes",
+        files.len(),
+        transcripts.display()
+    )?;
+    Ok(())
+}

@@ -15,6 +15,7 @@ mod model_download;
 mod paths;
 mod private;
 mod script;
+mod search;
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -22,7 +23,6 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use rusqlite::OptionalExtension;
 
 use db::Access;
 use script::Params;
@@ -172,7 +172,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             db::open(&db_path, Access::ReadWrite)?;
             writeln!(out, "knowledge base ready: {}", db_path.display())?;
         }
-        Command::Search { error, json } => return search(&db_path, &error, json, &mut out),
+        Command::Search { error, json } => return search::run(&db_path, &error, json, &mut out),
         Command::Record {
             error,
             resolution,
@@ -192,10 +192,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             script::run(&conn, RECORD_SQL, &params, &mut out)?;
         }
         Command::Embed => {
-            // The batch job may use both cores; the realtime path keeps one.
+            // The batch job may use every core; the realtime path keeps one.
             if std::env::var_os("ERRKB_EMBED_THREADS").is_none() {
-                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-                std::env::set_var("ERRKB_EMBED_THREADS", cores.to_string());
+                errkb::embed::set_threads(std::thread::available_parallelism().map_or(1, |n| n.get()));
             }
             let conn = db::open(&db_path, Access::ReadWrite)?;
             match embed_job::run(&conn, &db_path)? {
@@ -233,10 +232,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Hook { .. } | Command::Doctor => unreachable!("handled above"),
         Command::Migrate => {
             let conn = db::open(&db_path, Access::ReadWrite)?;
-            let mut report = Vec::new();
-            script::run(&conn, RENORMALIZE_SQL, &Params::default(), &mut report)?;
-            let report = String::from_utf8_lossy(&report);
-            let (rekeyed, merged) = report.trim().split_once('|').unwrap_or(("?", "?"));
+            // the job's report: (entries re-keyed, entries merged)
+            let report = script::rows(&conn, RENORMALIZE_SQL, &Params::default())?;
+            let row = report.first().context("renormalize_keys.sql reported nothing")?;
+            let (rekeyed, merged) = (
+                script::integer(row, 0).unwrap_or(0),
+                script::integer(row, 1).unwrap_or(0),
+            );
             writeln!(
                 out,
                 "re-keyed {rekeyed} entries, merged {merged}; run errkb embed for their vectors"
@@ -280,7 +282,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
             if !dry_run {
-                offer_to_learn(&db_path, &mut out)?;
+                learn::offer(&db_path, &mut out)?;
             }
         }
         Command::Uninstall { dry_run } => install::uninstall(dry_run, &mut out)?,
@@ -327,99 +329,5 @@ fn run(cli: Cli) -> Result<ExitCode> {
             script::run(&conn, &sql, &params, &mut out)?;
         }
     }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// The best past resolution for `error`, read-only: an ad-hoc search
-/// neither creates the database nor counts as a use of the fix.
-/// After install: a knowledge base from the user's past sessions, if they
-/// want it now (asked on a terminal; otherwise said how).
-fn offer_to_learn(db_path: &std::path::Path, out: &mut impl Write) -> Result<()> {
-    let transcripts = learn::default_transcripts()?;
-    let files = learn::transcript_files(std::slice::from_ref(&transcripts));
-    if !transcripts.is_dir() || files.is_empty() {
-        return Ok(());
-    }
-    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    if interactive {
-        write!(
-            out,
-            "Learn from your {} past Claude Code sessions in {} now? [Y/n] ",
-            files.len(),
-            transcripts.display()
-        )?;
-        out.flush()?;
-        let mut answer = String::new();
-        std::io::stdin().read_line(&mut answer)?;
-        if matches!(answer.trim().to_lowercase().as_str(), "" | "y" | "yes") {
-            let conn = db::open(db_path, Access::ReadWrite)?;
-            write!(out, "{}", learn::run(&conn, &[transcripts])?)?;
-            writeln!(out, "run 'errkb embed' to make them findable by meaning too")?;
-            return Ok(());
-        }
-    }
-    writeln!(
-        out,
-        "{} past Claude Code sessions in {}: 'errkb learn' learns their errors and fixes",
-        files.len(),
-        transcripts.display()
-    )?;
-    Ok(())
-}
-
-fn search(db_path: &std::path::Path, error: &str, json: bool, out: &mut impl Write) -> Result<ExitCode> {
-    if !db_path.exists() {
-        eprintln!("no knowledge base at {} yet", db_path.display());
-        return Ok(ExitCode::from(1));
-    }
-    let conn = db::open(db_path, Access::ReadOnly)?;
-    let hit = conn
-        .query_row(
-            "SELECT json_object('id', id, 'stage', stage, 'distance', distance, \
-                    'error_normalized', error_normalized, 'error_raw', error_raw, \
-                    'headline', headline, 'fix_id', fix_id, 'other_fixes', other_fixes, \
-                    'resolution', resolution, 'fix', resolution_text(resolution), 'resolved_by', resolved_by, \
-                    'tool_sequence', tool_sequence, 'use_count', use_count, \
-                    'ts', ts, 'last_used', last_used) \
-             FROM kb_search(redact_secrets(?1))",
-            [error],
-            |row| row.get::<_, String>(0),
-        )
-        .optional()?;
-    let Some(hit) = hit else {
-        eprintln!("no match");
-        return Ok(ExitCode::from(1));
-    };
-    if json {
-        writeln!(out, "{hit}")?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let hit: serde_json::Value = serde_json::from_str(&hit)?;
-    let field = |name: &str| match &hit[name] {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Null => "-".to_owned(),
-        other => other.to_string(),
-    };
-    let error = match field("headline").as_str() {
-        "" | "-" => field("error_normalized"),
-        headline => headline.to_owned(),
-    };
-    writeln!(out, "match ({}): {error}", field("stage"))?;
-    writeln!(out, "  fix: {}", field("fix"))?;
-    let others = hit["other_fixes"].as_i64().unwrap_or(0);
-    if others > 0 {
-        writeln!(
-            out,
-            "  ({others} other fix{} known)",
-            if others == 1 { "" } else { "es" }
-        )?;
-    }
-    writeln!(
-        out,
-        "  used {} times; recorded {}; last used {}",
-        field("use_count"),
-        field("ts"),
-        field("last_used")
-    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -182,13 +182,95 @@ fn temp_table_query(statement: &str) -> Option<(&str, &str)> {
     (name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some((name, query.trim_end_matches(';')))
 }
 
+/// Run every statement of `sql` in order and return the rows of the last
+/// one that returned any, as values: how the runner reads a script's report
+/// (`errkb embed`, `errkb migrate`) without printing and parsing text.
+pub fn rows(conn: &Connection, sql: &str, params: &Params) -> Result<Vec<Vec<rusqlite::types::Value>>> {
+    let mut batch = Batch::new(conn, sql);
+    let mut last = Vec::new();
+    while let Some(mut stmt) = batch.next()? {
+        bind(&mut stmt, params)?;
+        let columns = stmt.column_count();
+        let mut found = Vec::new();
+        let mut rows = stmt.raw_query();
+        while let Some(row) = rows.next()? {
+            found.push(
+                (0..columns)
+                    .map(|i| row.get::<_, rusqlite::types::Value>(i))
+                    .collect::<rusqlite::Result<_>>()?,
+            );
+        }
+        if !found.is_empty() {
+            last = found;
+        }
+    }
+    Ok(last)
+}
+
+/// A report row's integer column (NULL or another type: None).
+pub fn integer(row: &[rusqlite::types::Value], column: usize) -> Option<i64> {
+    match row.get(column) {
+        Some(rusqlite::types::Value::Integer(n)) => Some(*n),
+        _ => None,
+    }
+}
+
 fn write_value(out: &mut impl Write, value: ValueRef<'_>) -> std::io::Result<()> {
     match value {
         ValueRef::Null => Ok(()),
         ValueRef::Integer(n) => write!(out, "{n}"),
-        ValueRef::Real(x) => write!(out, "{x}"),
+        ValueRef::Real(x) => out.write_all(shell_real(x).as_bytes()),
         ValueRef::Text(bytes) | ValueRef::Blob(bytes) => out.write_all(bytes),
     }
+}
+
+/// A REAL as the sqlite3 shell prints it (`%!.15g`): 15 significant
+/// digits, trailing zeros dropped but one decimal kept (`1.0`, `0.5`,
+/// `0.142857142857143`, `1.0e+20`).
+fn shell_real(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into(); // what the shell prints for it (SQLite stores NULL instead)
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Inf".into() } else { "-Inf".into() };
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
+    }
+    // 15 significant digits, rounded: d.dddddddddddddde±X
+    let scientific = format!("{x:.14e}");
+    let (mantissa, exponent) = scientific.split_once('e').expect("an exponent");
+    let exponent: i32 = exponent.parse().expect("an integer exponent");
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let digits = digits.trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    let sign = if negative { "-" } else { "" };
+    if !(-4..15).contains(&exponent) {
+        let (first, rest) = digits.split_at(1);
+        let rest = if rest.is_empty() { "0" } else { rest };
+        let exponent_sign = if exponent < 0 { '-' } else { '+' };
+        return format!("{sign}{first}.{rest}e{exponent_sign}{:02}", exponent.abs());
+    }
+    let (whole, fraction) = if exponent >= 0 {
+        let point = exponent as usize + 1;
+        if digits.len() > point {
+            (digits[..point].to_owned(), digits[point..].to_owned())
+        } else {
+            (format!("{digits}{}", "0".repeat(point - digits.len())), String::new())
+        }
+    } else {
+        (
+            "0".to_owned(),
+            format!("{}{digits}", "0".repeat((-exponent - 1) as usize)),
+        )
+    };
+    let fraction = if fraction.is_empty() { "0".to_owned() } else { fraction };
+    format!("{sign}{whole}.{fraction}")
 }
 
 /// `name=value` from the command line.
@@ -200,6 +282,25 @@ pub fn parse_param(arg: &str) -> Result<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reals_print_as_the_sqlite3_shell_prints_them() {
+        for (x, shell) in [
+            (1.0, "1.0"),
+            (0.5, "0.5"),
+            (1.0 / 7.0, "0.142857142857143"),
+            (100.0, "100.0"),
+            (-2.25, "-2.25"),
+            (1e20, "1.0e+20"),
+            (1.5e-7, "1.5e-07"),
+            (0.0001, "0.0001"),
+            (123456789012345.0, "123456789012345.0"),
+            (1234567890123456.0, "1.23456789012346e+15"),
+            (2.0 / 3.0 * 1000.0, "666.666666666667"),
+        ] {
+            assert_eq!(shell_real(x), shell, "{x}");
+        }
+    }
 
     #[test]
     fn statements_split_where_sqlite_says_they_end() {
