@@ -14,7 +14,7 @@ PY      := $(VENV)/bin/python
 MODEL   := $(DIST)/model/model.onnx
 ORT_LIB := $(DIST)/$(if $(filter dylib,$(SOEXT)),libonnxruntime.1.32.0.dylib,libonnxruntime.so.1.32.0)
 
-.PHONY: all loadable deps venv model demo test claude-code loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
+.PHONY: all loadable deps venv model demo install test claude-code loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
 
 all: loadable
 
@@ -89,6 +89,11 @@ eval: loadable model
 calibrate: loadable model
 	python3 scripts/eval.py --calibrate models/all-MiniLM-L6-v2-int8.thresholds.json
 	cp models/all-MiniLM-L6-v2-int8.thresholds.json $(DIST)/model/errkb-thresholds.json
+
+# Build, then install errkb for Claude Code (~/.reflexion, and the hooks in
+# settings.json unless errkb's plugin is enabled).
+install: loadable model
+	$(RUNNER) install
 
 demo: loadable model
 	@bash scripts/demo.sh
