@@ -98,6 +98,22 @@ def test_importing_again_adds_nothing_and_a_grown_file_only_its_new_calls(tmp_pa
     assert "0 tool calls (0 errors, 0 interrupted), 1 already known" in learn(tmp_path, projects)
 
 
+def test_a_resumed_sessions_copy_of_earlier_calls_is_not_imported_twice(tmp_path, projects):
+    """Older clients resumed a session into a new file, under a new session
+    id, repeating the earlier records: the calls count once."""
+    s = Session()
+    s.bash("python3 app.py", error=MISSING)
+    s.bash("pip install pendulum", "ok")
+    s.bash("python3 app.py", "ok")
+    s.write(projects)
+    resumed = Session(session_id="99999999-8888-7777-6666-555555555555")
+    resumed.records = [{**r, "sessionId": resumed.session_id} for r in s.records]
+    resumed.bash("pytest", "1 passed")
+    resumed.write(projects)
+    out = learn(tmp_path, projects)
+    assert "4 tool calls (1 errors, 0 interrupted), 3 already known" in out and "1 fixes learned" in out
+
+
 def test_parallel_calls_are_taken_in_the_order_they_finished(tmp_path, projects):
     s = Session()
     # one turn, two calls: the failing build and a read; then the fix

@@ -15,8 +15,10 @@
 //!   agent's own stream, as the hooks keep them (`agent_id`).
 //! - Order: a call counts when its result arrived (when PostToolUse fires),
 //!   so parallel calls of one turn are taken in the order they finished.
-//! - Idempotent: a call whose id an event of its session already has (from
-//!   a hook, or an earlier import) is skipped; a file unchanged since its last import is
+//! - Idempotent: a call whose id an event already has (from a hook, or an
+//!   earlier import) is skipped (Claude Code's ids are unique across
+//!   sessions, and an older client's resumed session repeats its calls in a
+//!   new file under a new session id); a file unchanged since its last import is
 //!   not read again; a grown file adds only its new calls.
 //! - Tolerant: unknown record types and fields are ignored (compaction
 //!   boundaries, summaries, attachments…); a line that is not JSON is
@@ -437,10 +439,10 @@ fn import_calls(
 ) -> Result<()> {
     let mut known = conn.prepare_cached(
         "SELECT EXISTS (SELECT 1 FROM events WHERE json_extract(data, '$.toolUseId') = ?1 \
-         AND session_id = ?2 AND type IN ('tool_use', 'tool_error', 'tool_interrupt'))",
+         AND type IN ('tool_use', 'tool_error', 'tool_interrupt'))",
     )?;
     for call in &transcript.calls {
-        if known.query_row([&call.tool_use_id, &call.session_id], |r| r.get::<_, bool>(0))? {
+        if known.query_row([&call.tool_use_id], |r| r.get::<_, bool>(0))? {
             summary.already_known += 1;
             continue;
         }
