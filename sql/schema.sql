@@ -65,9 +65,7 @@ CREATE TABLE IF NOT EXISTS error_kb_files (
 ) WITHOUT ROWID;
 INSERT OR IGNORE INTO error_kb_files (file_name, error_kb_id)
 SELECT f.value, kb.id
-FROM error_kb AS kb,
-     json_each(path_names(coalesce(kb.error_raw, '') || ' '
-       || coalesce(CASE WHEN json_valid(kb.resolution) THEN json_extract(kb.resolution, '$.file') END, ''))) AS f;
+FROM error_kb AS kb, json_each(kb_file_names(kb.error_raw, kb.resolution)) AS f;
 
 -- The tool_error events already turned into a resolution: each is learned
 -- at most once (events rows are never updated).
@@ -164,9 +162,7 @@ BEGIN
 
   INSERT OR IGNORE INTO error_kb_files (file_name, error_kb_id)
   SELECT f.value, kb.id
-  FROM error_kb AS kb,
-       json_each(path_names(coalesce(new.error_raw, '') || ' '
-         || coalesce(CASE WHEN json_valid(new.resolution) THEN json_extract(new.resolution, '$.file') END, ''))) AS f
+  FROM error_kb AS kb, json_each(kb_file_names(new.error_raw, new.resolution)) AS f
   WHERE kb.error_normalized = coalesce(new.error_key, normalize_error(new.error_raw));
 END;
 

@@ -124,6 +124,12 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         flags: PURE,
     },
     ScalarFunction {
+        name: "kb_file_names",
+        n_args: 2,
+        func: kb_file_names,
+        flags: PURE,
+    },
+    ScalarFunction {
         name: "redact_secrets",
         n_args: 1,
         func: redact_secrets,
@@ -327,6 +333,20 @@ fn path_names(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<
     text_to_text(ctx, args, |text| {
         serde_json::to_string(&paths_in_text::path_names(text)).unwrap_or_default()
     })
+}
+
+/// The file names a knowledge-base row is about (error_kb_files): those its
+/// error mentions and the file its fix touched. The one place of that rule,
+/// for every writer of error_kb_files.
+fn kb_file_names(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    let error_raw = text_arg(args, 0).unwrap_or_default();
+    let fixed_file = text_arg(args, 1)
+        .and_then(|r| serde_json::from_str::<serde_json::Value>(&r).ok())
+        .and_then(|r| r.get("file").and_then(serde_json::Value::as_str).map(str::to_owned))
+        .unwrap_or_default();
+    let names = paths_in_text::path_names(&format!("{error_raw} {fixed_file}"));
+    api::result_text(ctx, serde_json::to_string(&names).unwrap_or_default())?;
+    Ok(())
 }
 
 fn redact_secrets(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
