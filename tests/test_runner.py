@@ -103,3 +103,15 @@ def test_run_prints_what_the_sqlite3_shell_prints(tmp_path):
                            timeout=60)
     ours = runner("--db", str(tmp_path / "b.db"), "run", str(script), check=True)
     assert ours.stdout == shell.stdout and "0.142857142857143" in ours.stdout
+
+
+def test_a_closed_gate_ends_the_script_for_the_runner_only(tmp_path):
+    """`CREATE TEMP TABLE errkb_continue AS <query>`: when the query gives no
+    row the runner stops there (the sqlite3 shell runs on)."""
+    import subprocess
+    for gate, runner_prints in (("SELECT 1 WHERE 0", ""), ("SELECT 1", "after\n")):
+        script = tmp_path / "gated.sql"
+        script.write_text(f"CREATE TEMP TABLE errkb_continue AS {gate};\nSELECT 'after';\n")
+        assert runner("--db", str(tmp_path / "a.db"), "run", str(script), check=True).stdout == runner_prints
+        shell = subprocess.run(["sqlite3", ":memory:", f".read {script}"], capture_output=True, text=True, timeout=60)
+        assert shell.stdout == "after\n"

@@ -51,14 +51,24 @@ FROM temp.payload;
 -- 2. This agent's last 50 events of the session, oldest first (n =
 -- position). The main thread and each subagent (agent_id) are separate
 -- streams: one agent's success is not another's fix.
+CREATE TEMP TABLE stream AS
+SELECT id, type, ts, data FROM events
+WHERE session_id = (SELECT session_id FROM temp.payload)
+  -- tool steps only: a kb_hit (advice given) is not one
+  AND type IN ('tool_use', 'tool_error')
+  AND coalesce(data ->> '$.agentId', '') = coalesce((SELECT agent_id FROM temp.payload), '')
+ORDER BY ts DESC, id DESC LIMIT 50;
+
+-- Only when an error in the window is not learned yet can this success
+-- teach anything. Most successes teach nothing: then the runner stops here
+-- (a gate: see script.rs), and what follows does nothing anyway (the
+-- sqlite3 shell runs it).
+CREATE TEMP TABLE errkb_continue AS
+SELECT 1 FROM temp.stream
+WHERE type = 'tool_error' AND id NOT IN (SELECT event_id FROM main.resolved_errors)
+LIMIT 1;
+
 CREATE TEMP TABLE recent AS
-WITH stream AS MATERIALIZED (
-  SELECT id, type, ts, data FROM events
-  WHERE session_id = (SELECT session_id FROM temp.payload)
-    -- tool steps only: a kb_hit (advice given) is not one
-    AND type IN ('tool_use', 'tool_error')
-    AND coalesce(data ->> '$.agentId', '') = coalesce((SELECT agent_id FROM temp.payload), '')
-  ORDER BY ts DESC, id DESC LIMIT 50)
 SELECT row_number() OVER (ORDER BY ts, id) AS n, id, type,
        f ->> 0 AS tool, f ->> 1 AS error, f ->> 2 AS error_raw, f ->> 3 AS signature, f ->> 4 AS headline,
        coalesce(f ->> 5, f ->> 6) AS subject, coalesce(f ->> 7, f ->> 8) AS file, f ->> 9 AS line,
@@ -67,11 +77,8 @@ FROM (SELECT id, type, ts,
              -- one parse of each event's data for all its fields
              json_extract(data, '$.tool', '$.error', '$.errorRaw', '$.signature', '$.headline', '$.meta.subject',
                           '$.subject', '$.meta.file', '$.file', '$.meta.line', '$.meta.edit') AS f
-      FROM stream)
--- Only when an error in the window is not learned yet can anything be
--- learned; otherwise (most successes) the window stays empty, unread.
-WHERE EXISTS (SELECT 1 FROM stream WHERE type = 'tool_error'
-              AND id NOT IN (SELECT event_id FROM main.resolved_errors));
+      FROM temp.stream)
+WHERE EXISTS (SELECT 1 FROM temp.errkb_continue);
 
 -- 3. What this success resolves; an error event is learned at most once.
 --

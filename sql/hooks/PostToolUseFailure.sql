@@ -53,6 +53,10 @@ FROM temp.payload;
 CREATE TEMP TABLE hit AS
 SELECT * FROM kb_search((SELECT error FROM temp.payload WHERE NOT interrupted AND :event_ts IS NULL));
 
+-- Nothing found (a new error, an interrupt, an import): the runner stops
+-- here (a gate: see script.rs); what follows does nothing without a hit.
+CREATE TEMP TABLE errkb_continue AS SELECT 1 FROM temp.hit;
+
 -- 3. Count the use, once, and note the advice (for the kb_advice_hit_rate
 -- view): both or neither.
 SAVEPOINT advise;

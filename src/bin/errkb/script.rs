@@ -29,25 +29,52 @@ impl Params {
 
 /// Run every statement of `sql` in order, writing the rows of those that
 /// return any. Parameters the script names but `params` lacks are NULL.
+///
+/// One convention saves work: a statement `CREATE TEMP TABLE
+/// errkb_continue AS <query>` is a gate, and when its query gives no row
+/// the rest of the script is not run. A script must be written so that its
+/// rest then does nothing (the sqlite3 shell, which knows no gates, runs it
+/// and must get the same result); the runner only skips compiling it,
+/// which is most of a short script's time.
 pub fn run(conn: &Connection, sql: &str, params: &Params, out: &mut impl Write) -> Result<()> {
-    let mut batch = Batch::new(conn, sql);
-    while let Some(mut stmt) = batch.next()? {
-        bind(&mut stmt, params)?;
-        let columns = stmt.column_count();
-        let mut rows = stmt.raw_query();
-        while let Some(row) = rows.next()? {
-            for i in 0..columns {
-                if i > 0 {
-                    out.write_all(b"|")?;
+    for piece in statements(sql) {
+        let mut batch = Batch::new(conn, &piece);
+        while let Some(mut stmt) = batch.next()? {
+            bind(&mut stmt, params)?;
+            let columns = stmt.column_count();
+            let mut rows = stmt.raw_query();
+            while let Some(row) = rows.next()? {
+                for i in 0..columns {
+                    if i > 0 {
+                        out.write_all(b"|")?;
+                    }
+                    write_value(out, row.get_ref(i)?)?;
                 }
-                write_value(out, row.get_ref(i)?)?;
+                if columns > 0 {
+                    out.write_all(b"\n")?;
+                }
             }
-            if columns > 0 {
-                out.write_all(b"\n")?;
+        }
+        if let Some(gate) = continue_gate(&piece) {
+            if !gate_open(conn, gate)? {
+                break;
             }
         }
     }
     Ok(())
+}
+
+/// The temp table a gate statement creates (see `run`), if `statement` is one.
+fn continue_gate(statement: &str) -> Option<&str> {
+    temp_table_query(statement)
+        .map(|(table, _)| table)
+        .filter(|table| table.starts_with("errkb_continue"))
+}
+
+/// Whether the gate table has a row: the script goes on.
+fn gate_open(conn: &Connection, table: &str) -> Result<bool> {
+    let mut stmt = conn.prepare_cached(&format!("SELECT EXISTS (SELECT 1 FROM temp.{table})"))?;
+    Ok(stmt.query_row([], |r| r.get(0))?)
 }
 
 /// Bind the statement's named parameters from `params` (NULL when absent).
@@ -98,9 +125,22 @@ pub fn statements(sql: &str) -> Vec<String> {
 /// name would fail as "no such table", never read another script's). Output
 /// is dropped.
 pub struct Repeated {
-    first: Vec<String>,
-    again: Vec<String>,
-    ran: bool,
+    steps: Vec<Step>,
+    /// The temp tables created so far on the connection.
+    created: std::collections::HashSet<String>,
+}
+
+/// A statement of a repeated script. One that creates a temp table also
+/// has the statements that refill it, and may be a gate (see `run`).
+struct Step {
+    sql: String,
+    temp_table: Option<TempTable>,
+}
+
+struct TempTable {
+    name: String,
+    refill: [String; 2],
+    is_gate: bool,
 }
 
 impl Repeated {
@@ -118,39 +158,58 @@ impl Repeated {
             );
             sql = rename_word(&sql, &format!("temp.{table}"), &format!("temp.{table}_{suffix}"));
         }
-        let first = statements(&sql);
-        let mut again = Vec::new();
-        for statement in &first {
-            match temp_table_query(statement) {
-                Some((table, query)) => {
-                    again.push(format!("DELETE FROM temp.{table}"));
-                    again.push(format!("INSERT INTO temp.{table} {query}"));
+        let steps = statements(&sql)
+            .into_iter()
+            .map(|statement| {
+                let temp_table = temp_table_query(&statement).map(|(name, query)| TempTable {
+                    name: name.to_owned(),
+                    refill: [
+                        format!("DELETE FROM temp.{name}"),
+                        format!("INSERT INTO temp.{name} {query}"),
+                    ],
+                    is_gate: continue_gate(&statement).is_some(),
+                });
+                Step {
+                    sql: statement,
+                    temp_table,
                 }
-                None => again.push(statement.clone()),
-            }
-        }
+            })
+            .collect();
         Repeated {
-            first,
-            again,
-            ran: false,
+            steps,
+            created: Default::default(),
         }
     }
 
     pub fn run(&mut self, conn: &Connection, params: &Params) -> Result<()> {
-        let statements = if self.ran { &self.again } else { &self.first };
-        for sql in statements {
-            let mut stmt = conn.prepare_cached(sql)?;
-            bind(&mut stmt, params)?;
-            let mut rows = stmt.raw_query();
-            while rows.next()?.is_some() {}
+        for step in &self.steps {
+            let statements: &[String] = match &step.temp_table {
+                Some(table) if self.created.contains(&table.name) => &table.refill,
+                _ => std::slice::from_ref(&step.sql),
+            };
+            for sql in statements {
+                let mut stmt = conn.prepare_cached(sql)?;
+                bind(&mut stmt, params)?;
+                let mut rows = stmt.raw_query();
+                while rows.next()?.is_some() {}
+            }
+            if let Some(table) = &step.temp_table {
+                self.created.insert(table.name.clone());
+                if table.is_gate && !gate_open(conn, &table.name)? {
+                    break;
+                }
+            }
         }
-        self.ran = true;
         Ok(())
     }
 
     /// How many distinct statements a connection should keep prepared.
     pub fn statement_count(&self) -> usize {
-        self.first.len() + self.again.len()
+        self.steps
+            .iter()
+            .map(|s| if s.temp_table.is_some() { 3 } else { 1 })
+            .sum::<usize>()
+            + 1
     }
 }
 
