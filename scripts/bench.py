@@ -505,9 +505,11 @@ Peak RSS from 5 more runs of each under GNU `time` (the floor: {floor_mb:.1f} MB
 Goals: text-only hooks at most 1.5× the floor (the JavaScript system: about
 100 ms each, 2.1 s when its search misses); the vector-stage failure hook
 within the embedding cold-start goal (150 ms). Met by the lookups before a
-tool runs and at a subagent's start; not yet by the hooks after a tool
-runs when they learn or advise (PostToolUse here learns: this session's
-errors have no subject, so every Bash success is related to them).
+tool runs and at a subagent's start; not by the hooks after a tool runs.
+PostToolUse here compiles its learning statements on every call: this
+session's window always holds errors never learned (20% of its events are
+errors, written without a subject, so its gate stays open), though only
+the first call finds one to learn.
 
 ### 8 sessions at once
 
