@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +61,9 @@ def via_search(db, entry, env=None):
 
 
 def via_hook(home, db, entry):
-    payload = json.dumps({"session_id": "eval", "cwd": "/home/dev/project", "tool_name": "Bash",
+    # each query its own session: a session is told of a fix once
+    session = f"eval-{uuid.uuid4()}"
+    payload = json.dumps({"session_id": session, "cwd": "/home/dev/project", "tool_name": "Bash",
                           "tool_input": {"command": entry["command"]}, "error": entry["error"],
                           "hook_event_name": "PostToolUseFailure"})
     proc = run("--db", str(db), "hook", "PostToolUseFailure", stdin=payload, env={"HOME": str(home)})

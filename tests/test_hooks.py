@@ -55,7 +55,8 @@ def test_an_error_then_success_is_learned_once_and_advised_later(home):
     assert db_rows(home, "SELECT use_count FROM error_kb") == [(2,)]  # the hit, counted once
     assert db_rows(home, "SELECT type, session_id, project FROM events ORDER BY id") == [
         ("tool_error", "s1", "app"), ("tool_use", "s1", "app"), ("tool_use", "s1", "app"),
-        ("tool_use", "s1", "app"), ("tool_error", "s2", "app"), ("kb_hit", "s2", "app")]
+        ("tool_use", "s1", "app"), ("tool_error", "s2", "app"), ("kb_hit", "s2", "app"), ("advice", "s2", "app")]
+
     # The history views answer the usual questions.
     assert db_rows(home, "SELECT error, times, sessions, has_fix FROM kb_frequent_errors") == [
         ("Error: Cannot find module <STR>\nRequire stack:\n- <PATH>", 2, 2, 1)]
@@ -221,6 +222,23 @@ def test_the_bash_warning_is_for_a_related_command_once(home):
     assert pre(home, "s2", "Bash", {"command": "node src/index.js"}) is None
 
 
+def test_a_fix_is_told_once_per_session_and_agent(home):
+    learn_missing_module(home)
+    failure = json.loads(payload("s2", "Bash", {"command": "node src/index.js"}, MISSING, "PostToolUseFailure"))
+    told = hook(home, "PostToolUseFailure", json.dumps(failure))
+    assert context(told, "PostToolUseFailure").startswith(ADVICE_HEAD)
+    # the same failure again in that session: it was told, once is enough,
+    # and the fix is not counted as used again
+    again = hook(home, "PostToolUseFailure", json.dumps(failure))
+    assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
+    assert db_rows(home, "SELECT use_count FROM error_kb") == [(2,)]
+    # a subagent of that session has not heard it; another session neither
+    sub = hook(home, "PostToolUseFailure", json.dumps({**failure, "agent_id": "a1", "agent_type": "general-purpose"}))
+    assert context(sub, "PostToolUseFailure").startswith(ADVICE_HEAD)
+    other = hook(home, "PostToolUseFailure", json.dumps({**failure, "session_id": "s3"}))
+    assert context(other, "PostToolUseFailure").startswith(ADVICE_HEAD)
+
+
 def test_an_interrupt_is_neither_learned_nor_advised(home):
     learn_missing_module(home)
     body = json.loads(payload("s5", "Bash", {"command": "node src/index.js"}, MISSING, "PostToolUseFailure"))
@@ -229,7 +247,7 @@ def test_an_interrupt_is_neither_learned_nor_advised(home):
     failed = hook(home, "PostToolUseFailure", json.dumps({**body, "is_interrupt": False}))
     assert context(failed, "PostToolUseFailure").startswith(ADVICE_HEAD)
     assert db_rows(home, "SELECT type FROM events WHERE session_id = 's5' ORDER BY id") == [
-        ("tool_interrupt",), ("tool_error",), ("kb_hit",)]
+        ("tool_interrupt",), ("tool_error",), ("kb_hit",), ("advice",)]
     # "Interrupted by user", then the same command succeeds: nothing learned
     hook(home, "PostToolUseFailure", json.dumps({**body, "session_id": "s6", "is_interrupt": True,
                                                  "error": "Interrupted by user"}))
@@ -321,9 +339,10 @@ def test_the_same_scripts_run_through_the_sqlite3_shell(home):
     shell = subprocess.run([str(ROOT / "scripts" / "sqlite3-hook"), "PostToolUseFailure"], input=body,
                            capture_output=True, text=True, env=env)
     assert shell.returncode == 0 and shell.stderr == ""
-    runner_answer = hook(home, "PostToolUseFailure", body).stdout
+    # the runner, in a session not yet told of this fix
+    runner_answer = hook(home, "PostToolUseFailure", body.replace('"s3"', '"s4"')).stdout
     assert json.loads(shell.stdout) == json.loads(runner_answer)
-    assert db_rows(home, "SELECT count(*) FROM events WHERE session_id = 's3' AND type = 'tool_error'") == [(2,)]
+    assert db_rows(home, "SELECT count(*) FROM events WHERE session_id IN ('s3', 's4') AND type = 'tool_error'") == [(2,)]
 
 
 def test_a_slow_search_is_abandoned_but_the_event_is_kept(home):

@@ -70,7 +70,8 @@ def test_a_database_of_the_javascript_system_works_as_is(tmp_path):
     proc = runner("hook", "PostToolUseFailure", stdin=json.dumps(payload), env={"HOME": str(home)})
     assert "- 해결 방법: success_after_error: Write" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     with connection(db) as conn:
-        assert conn.execute("SELECT count(*) FROM events").fetchone() == (3,)  # its event, ours, the advice
+        # its event, ours, the advice (kb_hit) and the note that it was given
+        assert conn.execute("SELECT count(*) FROM events").fetchone() == (4,)
         assert conn.execute("SELECT use_count FROM error_kb").fetchone() == (2,)
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)  # upgraded in place, tables unchanged
         # The upgrade gave the row its signature and its fix a counted row

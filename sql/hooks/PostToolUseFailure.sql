@@ -49,9 +49,16 @@ SELECT 1, CASE WHEN interrupted THEN 'tool_interrupt' ELSE 'tool_error' END,
 FROM temp.payload;
 
 -- 2. The best past fix: exact, prefix, then vector stage, on the signature
--- (none for an interrupt, none when importing a transcript).
+-- (none for an interrupt, none when importing a transcript). Advice is
+-- given once per error per session and agent (SPEC §6.1): a fix this agent
+-- was already told of is not told again, nor counted as used again.
 CREATE TEMP TABLE hit AS
-SELECT * FROM kb_search((SELECT error FROM temp.payload WHERE NOT interrupted AND :event_ts IS NULL));
+SELECT * FROM kb_search((SELECT error FROM temp.payload WHERE NOT interrupted AND :event_ts IS NULL))
+WHERE 'fix:' || id NOT IN (
+  SELECT data ->> '$.key' FROM main.events
+  WHERE session_id = (SELECT session_id FROM temp.payload) AND type = 'advice'
+    AND coalesce(data ->> '$.agentId', '') = coalesce((SELECT agent_id FROM temp.payload), '')
+    AND data ->> '$.key' IS NOT NULL);
 
 -- Nothing found (a new error, an interrupt, an import): the runner stops
 -- here (a gate: see script.rs); what follows does nothing without a hit.
@@ -68,6 +75,12 @@ WHERE id IN (SELECT fix_id FROM temp.hit);
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'kb_hit', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_basename(p.cwd), p.cwd,
        json_object('errorKbId', h.id, 'fixId', h.fix_id, 'stage', h.stage, 'distance', h.distance)
+FROM temp.hit AS h, temp.payload AS p;
+
+-- what this agent was told, so that it is told once
+INSERT INTO events (v, type, ts, session_id, project, project_path, data)
+SELECT 1, 'advice', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_basename(p.cwd), p.cwd,
+       json_object('tool', p.tool, 'key', 'fix:' || h.id, 'agentId', p.agent_id, 'toolUseId', p.tool_use_id)
 FROM temp.hit AS h, temp.payload AS p;
 RELEASE advise;
 
