@@ -144,6 +144,11 @@ WHERE e.type = 'tool_error' AND e.tool IS NOT current.tool
   AND EXISTS (SELECT 1 FROM temp.recent m WHERE m.n > e.n AND m.n < s.n AND m.tool = current.tool)
   AND coalesce(e.error, '') <> '' AND e.id NOT IN (SELECT event_id FROM resolved_errors);
 
+-- Nothing to learn after all (the window's unlearned errors are not this
+-- success's): the runner stops here too (a gate); what follows would
+-- insert nothing.
+CREATE TEMP TABLE errkb_continue_learned AS SELECT 1 FROM temp.learned LIMIT 1;
+
 -- 4. Learn each (kb_learn: the SPEC §5 UPSERT, the signature, the fix
 -- among the error's fixes, the file names) with the command that worked
 -- (redacted above, at most 120 characters) and the file last edited; then
