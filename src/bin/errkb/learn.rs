@@ -157,9 +157,9 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
         let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
         summary.files += 1;
         summary.bytes += bytes.len() as u64;
-        let transcript = parse(&bytes, &mut summary.malformed_lines);
+        let calls = parse(&bytes, &mut summary.malformed_lines);
         conn.execute_batch("BEGIN")?;
-        let imported = import_calls(conn, &mut scripts, &transcript, &mut summary, &mut sessions);
+        let imported = import_calls(conn, &mut scripts, &calls, &mut summary, &mut sessions);
         match imported {
             Ok(()) => {
                 conn.execute(
@@ -211,10 +211,6 @@ enum Outcome {
     Success,
     Failure(String),
     Interrupt(String),
-}
-
-struct Transcript {
-    calls: Vec<Call>,
 }
 
 #[derive(Deserialize)]
@@ -279,8 +275,8 @@ struct PendingUse {
     input: Box<RawValue>,
 }
 
-/// The calls of one transcript file.
-fn parse(bytes: &[u8], malformed: &mut u64) -> Transcript {
+/// The calls of one transcript file, in the order their results arrived.
+fn parse(bytes: &[u8], malformed: &mut u64) -> Vec<Call> {
     let mut pending: HashMap<String, PendingUse> = HashMap::new();
     let mut calls = Vec::new();
     // uuid → (parent uuid, is a sidechain record): for sidechains of older
@@ -380,7 +376,7 @@ fn parse(bytes: &[u8], malformed: &mut u64) -> Transcript {
     }
     // Results in the order they arrived (ISO 8601 times sort as text).
     calls.sort_by(|a, b| a.ts.cmp(&b.ts).then(a.position.cmp(&b.position)));
-    Transcript { calls }
+    calls
 }
 
 /// The first record of the sidechain `uuid` belongs to.
@@ -433,7 +429,7 @@ struct Payload<'a> {
 fn import_calls(
     conn: &Connection,
     scripts: &mut Scripts,
-    transcript: &Transcript,
+    calls: &[Call],
     summary: &mut Summary,
     sessions: &mut HashSet<String>,
 ) -> Result<()> {
@@ -441,7 +437,7 @@ fn import_calls(
         "SELECT EXISTS (SELECT 1 FROM events WHERE json_extract(data, '$.toolUseId') = ?1 \
          AND type IN ('tool_use', 'tool_error', 'tool_interrupt'))",
     )?;
-    for call in &transcript.calls {
+    for call in calls {
         if known.query_row([&call.tool_use_id], |r| r.get::<_, bool>(0))? {
             summary.already_known += 1;
             continue;
@@ -484,9 +480,7 @@ fn import_calls(
             Outcome::Interrupt(_) => summary.interrupts += 1,
             Outcome::Success => {}
         }
-        if !sessions.contains(&call.session_id) {
-            sessions.insert(call.session_id.clone());
-        }
+        sessions.insert(call.session_id.clone());
     }
     Ok(())
 }
