@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from claude_standin import StandIn, context_after, text, tool_use
-from conftest import CLAUDE, DIST, ROOT, connection, runner
+from conftest import CLAUDE, ROOT, connection, runner
 from snapshot import ADVICE_HEAD, BASH_HEAD, FILE_HEAD, SUBAGENT_HEAD
 
 BROKEN = "import yaml_helpers\nprint('ok')\n"
@@ -165,7 +165,7 @@ def test_learning_from_the_transcript_learns_what_the_hooks_did(sessions, tmp_pa
 
 
 def test_a_failure_gets_the_fix_beside_its_result(sessions):
-    index, context = context_after(sessions["advise"], "toolu_a1")
+    _, context = context_after(sessions["advise"], "toolu_a1")
     assert ADVICE_HEAD in context and "ModuleNotFoundError: No module named 'yaml_helpers'" in context
     assert "edited" in context and '"import json"' in context
 
