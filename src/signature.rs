@@ -21,9 +21,10 @@
 //!
 //! The rules come from the real-error corpus (tests/fixtures/real_errors).
 
-use std::sync::LazyLock;
+use std::borrow::Cow;
+use std::sync::OnceLock;
 
-use regex_lite::Regex;
+use regex_lite::{Captures, Regex, Replacer};
 
 /// Longest signature kept, in characters.
 const MAX_CHARS: usize = 300;
@@ -136,10 +137,9 @@ impl Signature {
 }
 
 pub fn value_kind(value: &str) -> ValueKind {
-    static ENV: LazyLock<Regex> = LazyLock::new(|| compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$"));
     if value.starts_with("./") || value.starts_with("../") {
         ValueKind::RelativePath
-    } else if ENV.is_match(value) {
+    } else if ENV_NAME.is_match(value) {
         ValueKind::EnvName
     } else {
         ValueKind::Other
@@ -214,23 +214,204 @@ fn short_class(class: &str) -> &str {
     class.rsplit('.').next().unwrap_or(class)
 }
 
-macro_rules! re {
-    ($name:ident, $pattern:expr) => {
-        static $name: LazyLock<Regex> = LazyLock::new(|| compile($pattern));
+/// A shape of text, as a regex, and a cheap test that every text of that
+/// shape passes (a literal it must contain, or start with). The regex is
+/// compiled the first time a text passes the test, and run only on texts
+/// that pass it.
+///
+/// A hook computes one signature per process. Compiling all the rules'
+/// automata, and searching each line with every one, was half of the
+/// failure hook's instructions and half of its memory; most rules cannot
+/// match most lines, which their literal tells at once. The test
+/// `every_match_passes_its_rule_test` checks the literals against the
+/// corpus.
+pub(crate) struct Rule {
+    may_match: fn(&str) -> bool,
+    pattern: &'static str,
+    regex: OnceLock<Regex>,
+}
+
+impl Rule {
+    const fn new(may_match: fn(&str) -> bool, pattern: &'static str) -> Rule {
+        Rule {
+            may_match,
+            pattern,
+            regex: OnceLock::new(),
+        }
+    }
+
+    /// The compiled regex. regex-lite's `\w`, `\d`, `\s` and `\b` are the
+    /// ASCII ones: tools' identifiers, codes and paths are ASCII, localized
+    /// words are matched literally.
+    fn regex(&self) -> &Regex {
+        self.regex
+            .get_or_init(|| Regex::new(self.pattern).expect("a valid rule"))
+    }
+
+    fn is_match(&self, text: &str) -> bool {
+        (self.may_match)(text) && self.regex().is_match(text)
+    }
+
+    fn captures<'t>(&self, text: &'t str) -> Option<Captures<'t>> {
+        if (self.may_match)(text) {
+            self.regex().captures(text)
+        } else {
+            None
+        }
+    }
+
+    fn captures_iter<'r, 't>(&'r self, text: &'t str) -> impl Iterator<Item = Captures<'t>> + use<'r, 't> {
+        (self.may_match)(text)
+            .then(|| self.regex().captures_iter(text))
+            .into_iter()
+            .flatten()
+    }
+
+    fn replace_all<'t>(&self, text: &'t str, with: impl Replacer) -> Cow<'t, str> {
+        if (self.may_match)(text) {
+            self.regex().replace_all(text, with)
+        } else {
+            Cow::Borrowed(text)
+        }
+    }
+}
+
+/// Whether `text` contains any of `literals`.
+fn contains_any(text: &str, literals: &[&str]) -> bool {
+    literals.iter().any(|l| text.contains(l))
+}
+
+/// Whether `text` starts with any of `literals`.
+fn starts_with_any(text: &str, literals: &[&str]) -> bool {
+    literals.iter().any(|l| text.starts_with(l))
+}
+
+fn has_digit(text: &str) -> bool {
+    text.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// How exception classes end (Python, Java, JavaScript).
+const EXCEPTION_ENDINGS: &[&str] = &["Error", "Exception", "Warning", "Interrupt", "Exit", "Iteration"];
+
+/// The rules, each `NAME: test, pattern;`. Defined in one place so that the
+/// tests can check every one.
+macro_rules! rules {
+    ($($(#[$doc:meta])* $name:ident: $test:expr, $pattern:expr;)*) => {
+        $($(#[$doc])* static $name: Rule = Rule::new($test, $pattern);)*
+        #[cfg(test)]
+        const ALL_RULES: &[(&str, &Rule)] = &[$((stringify!($name), &$name)),*];
     };
 }
 
-/// A rule's regex. regex-lite's `\w`, `\d`, `\s` and `\b` are the ASCII
-/// ones: tools' identifiers, codes and paths are ASCII, localized words are
-/// matched literally.
-fn compile(pattern: &str) -> Regex {
-    Regex::new(pattern).unwrap()
+rules! {
+    /// `GITHUB_TOKEN`: an environment variable's name.
+    ENV_NAME: |v| v.contains('_'), r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$";
+
+    // Lines around the headline.
+    EXIT_CODE: |l| l.starts_with("Exit code "), r"^Exit code -?\d+$";
+    NODE_CODE: |l| l.contains("code: '"), r"^\s*code: '([A-Z][A-Z0-9_]+)'";
+    NPM_CODE: |l| starts_with_any(l, &["npm ERR! code ", "npm error code "]),
+        r"^npm (?:ERR!|error) code ([A-Z][A-Z0-9_]+)$";
+    CAUSED_BY: |l| l.starts_with("Caused by: "), r"^Caused by: ((?:[\w$]+\.)*[\w$]*(?:Exception|Error))\b";
+
+    // The detectors of `judge`, each for one shape of identifying line.
+    PY_EXCEPTION: |l| contains_any(l, EXCEPTION_ENDINGS),
+        r"^(?:E\s+)?((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Iteration))(?::(?: (.*))?)?$";
+    /// A line that starts like a Python exception (is_python_exception).
+    PY_LINE: |l| contains_any(l, EXCEPTION_ENDINGS),
+        r"^(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Iteration)(?::|$)";
+    JAVA_THREAD: |l| l.starts_with("Exception in thread \""), r#"^Exception in thread "[^"]*" (.*)$"#;
+    NODE_ERROR: |l| l.contains("Error"), r"^(?:Uncaught )?(Error|[A-Z]\w*Error)(?: \[([A-Z_]+)\])?: (.+)$";
+    RUSTC: |l| l.starts_with("error"), r"^error(\[E\d{4}\])?: (.+)$";
+    TSC: |l| l.contains("error TS"), r"^(?:.+?\(\d+,\d+\): |.+?:\d+:\d+ - )?error (TS\d{4,5}): (.+)$";
+    GCC_LIKE: |l| contains_any(l, &[": error", ": Error", ": fatal error"]),
+        r"^(?:.+?):\d+(?::\d+)?: (?:fatal error|error|Error)(?: (C\d{4}))?: (.+)$";
+    LINKER: |l| contains_any(l, &["undefined reference to ", "multiple definition of "]),
+        r"(?:^|: )(undefined reference to .+|multiple definition of .+)$";
+    GIT: |l| starts_with_any(l, &["fatal: ", "error: "]), r"^(fatal|error): (.+)$";
+    PSQL: |l| contains_any(l, &["ERROR:", "FATAL:", "PANIC:", "error:", "오류:", "エラー:", "FEHLER:"]),
+        r"^(?:psql: )?(?:ERROR|FATAL|PANIC|error|오류|치명적오류|エラー|致命的エラー|FEHLER|FATAL):\s+(.+)$";
+    SQLITE: |l| starts_with_any(l, &["Error", "Parse error", "Runtime error"]),
+        r"^(?:Error|Parse error|Runtime error)(?: near line \d+)?: (?:in prepare, |stepping, )(.+)$|^(?:Parse error|Runtime error)(?: near line \d+)?: (.+)$";
+    NPM: |l| starts_with_any(l, &["npm ERR! ", "npm error "]), r"^npm (?:ERR!|error) (.+)$";
+    PIP: |l| l.starts_with("ERROR: "), r"^ERROR: (.+)$";
+    CURL: |l| l.starts_with("curl: ("), r"^curl: \((\d+)\) (.+)$";
+    MAKE: |l| l.contains(": *** "),
+        r"^(?:make(?:\[\d+\])?|[^\s:]+:\d+): \*\*\* (.+?)\.?(?:\s+Stop\.|\s+Schluss\.|\s+멈춤\.|\s+中止\.)?$";
+    TERRAFORM: |l| l.contains("Error: "), r"^(?:│ )?Error: (.+)$";
+    DOCKER: |l| contains_any(l, &["Cannot connect to the Docker daemon", "failed to solve: "]),
+        r"^(?:docker: )?(?:Error response from daemon: |ERROR: )?(Cannot connect to the Docker daemon.*|failed to solve: .+)$";
+    TAP_ERROR: |l| l.starts_with("error: "), r"^error: [|>]-?$";
+    PYTEST_ASSERT: |l| l.starts_with('E') && l.contains("assert "),
+        r"^E\s+(?:AssertionError: )?assert .+? (==|!=|<=|>=|<|>|not in|in|is not|is) .+$";
+    PANIC: |l| l.starts_with("thread '"), r"^thread '[^']*'(?: \(\d+\))? panicked at ";
+    TEST_FAIL: |l| starts_with_any(l, &["FAILED ", "AssertionError ["]), r"^(?:FAILED .+? - |AssertionError \[\w+\]: )(.+)$";
+    PROGRAM_MESSAGE: |l| l.contains(": "), r"^([\w.+-]+): (.+)$";
+    /// Words that say something failed, matched in the ASCII-lowercased
+    /// text (see `says_something_failed`).
+    FAILURE_WORDS: |l| contains_any(l, &["error", "fatal", "fail", "cannot", "can't", "could", "not ", "no such",
+                                          "no rule", "denied", "refused", "invalid", "unexpected", "undefined",
+                                          "exception", "abort", "missing", "unable", "unknown", "violates",
+                                          "conflict", "rejected", "unrecognized"]),
+        r"\b(?:error|fatal|failed|failure|cannot|can't|could not|couldn't|not found|no such|denied|refused|invalid|unexpected|undefined|exception|abort(?:ed)?|missing|unable|unknown|not allowed|violates|conflict|rejected|not a [\w-]+ command|does not exist|no rule|unrecognized)\b";
+
+    // Boilerplate lines of other shapes than a fixed start (BOILERPLATE).
+    PY_FRAME: |l| l.starts_with("File "), r"^File .*, line \d+";
+    NPM_LOG_DETAIL: |l| l.starts_with("npm "),
+        r"^npm (?:ERR!|error) (?:code|syscall|path|errno|enoent This is related|enoent$|A complete log|Log files|$|\s*$|\d{3}\s*$|\d{3} {2}|\d{3} Note|\d{3} tarball|To see a list|Did you mean|  npm |\s{2})";
+    MAKE_RECIPE_FAILED: |l| l.starts_with("make"), r"^make(?:\[\d+\])?: \*\*\* \[.*\] (?:Error|Fehler|오류|エラー) \d+";
+    TAR_GIVES_UP: |l| l.starts_with("tar"), r"^tar(?: \(child\))?: (?:Error is not recoverable|Exiting with failure status)";
+    TRY_HELP: |l| l.starts_with("Try '"), r"^Try '.*--help' for more information";
+    ERROR_COUNT: |l| l.starts_with(|c: char| c.is_ascii_digit()), r"^\d+ errors?$";
+    FOUND_ERRORS: |l| l.starts_with("Found "), r"^Found \d+ errors?";
+    NODE_PROCESS_WARNING: |l| l.starts_with("(node:"), r"^\(node:\d+\) ";
+    SQL_LINE: |l| l.starts_with("LINE "), r"^LINE \d+:";
+    SOURCE_LINE: |l| l.starts_with(|c: char| c.is_ascii_digit()), r"^\d+ \|";
+    TAP_SUMMARY: |l| l.starts_with("# "), r"^# (?:tests|pass|fail|cancelled|skipped|todo|duration_ms|suites)";
+
+    // What `mask` finds in the headline.
+    CHILD: |h| h.contains(" (child): "), r"^([\w.-]+) \(child\): ";
+    /// Where in a script the shell was is not what went wrong.
+    SHELL_LINE: |h| has_digit(h) && h.contains(": "),
+        r"(?:(?:line|行|줄|Zeile|ligne|línea|riga|строка) \d+|행 \d+번|\d+ 行): ";
+    /// Hints that some versions add: `missing separator (did you mean TAB …?)`.
+    HINT: |h| h.contains("id you mean"), r"\s*\((?:did you mean|Did you mean)[^)]*\)|\.? Did you mean:? .*$";
+    CODE: |h| h.contains("ERR_") || h.as_bytes().windows(2).any(|w| matches!(w[0], b'E' | b'C' | b'S') && w[1].is_ascii_digit()),
+        r"\b(TS\d{4,5}|E\d{4}|C\d{4}|CS\d{4}|ERR_[A-Z0-9_]+)\b";
+    CURL_CODE: |h| h.starts_with("curl: ("), r"^curl: \((\d+)\)";
+    EXCEPTION_HEAD: |h| contains_any(h, EXCEPTION_ENDINGS),
+        r"^((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Iteration))\b";
+    PROGRAM: |h| h.contains(": "), r"^([a-z][a-z0-9_.+-]*): ";
+    /// Quoted values: '…' "…" `…` ‘…’ “…” «…» „…“ 「…」 `…' (gcc's and git's quotes).
+    QUOTED: |h| contains_any(h, &["'", "\"", "`", "‘", "“", "«", "„", "「"]),
+        r#"'([^'\n]*)'|"([^"\n]*)"|`([^`\n]*)`|‘([^’\n]*)’|“([^”\n]*)”|«([^»\n]*)»|„([^“\n]*)“|「([^」\n]*)」|`([^'\n]*)'"#;
+    /// Bare values in known slots.
+    SLOT_BEFORE: |h| contains_any(h, &[" is not ", " is undefined", ": command not found", ": コマンドが見つかりません",
+                                       ": 명령어를 찾을 수 없음", ": Kommando nicht gefunden", " already exists",
+                                       " cannot be converted to"]),
+        r"(?:^|\s|: )([A-Za-z_$][\w$.\[\]-]*)(?: is not (?:defined|a function|iterable|a constructor)| is undefined|: command not found|: コマンドが見つかりません|: 명령어를 찾을 수 없음|: Kommando nicht gefunden| already exists| cannot be converted to)";
+    /// A function named in a message: `add() missing 1 required …`, `C.add() …`.
+    CALLED: |h| h.contains("()"), r"\b[A-Za-z_][\w.]*\(\)";
+    CONVERTED_TO: |h| h.contains("cannot be converted to "), r"cannot be converted to ([A-Za-z_][\w.<>\[\]]*)";
+    SLOT_AFTER: |h| contains_any(&h.to_ascii_lowercase(), &["host", "main class", "symbol", "variable",
+                                                           "for input string", "no such ", "the requirement", "name"]),
+        r"(?i)(?:(?:resolve host|main class|symbol|variable|for input string|no such (?:table|column|function|index|module)|the requirement)(?::)? )([A-Za-z_@][\w.@/=<>~!+-]*)|(?:host|name)(?::)? ([A-Za-z_@][\w.@/-]*)\s*$";
+    URL: |h| h.contains("://"), r"\b[a-z][a-z0-9+.-]*://[^\s'\x22<>]+";
+    VERSION_LIST: |h| h.contains("(from versions: "), r"\(from versions: [^)]*\)";
+    PATH_TOKEN: |h| h.contains('/') || h.contains('.'),
+        r"(?:[A-Za-z]:)?(?:\.{0,2}/)?(?:[\w.@+-]+/)+[\w.@+-]*|\b\w[\w.-]*\.(?:py|js|mjs|cjs|ts|tsx|jsx|rs|c|h|cc|cpp|hpp|java|go|rb|php|json|ya?ml|toml|lock|txt|csv|md|sh|sql|tf|db|xml|html|css|gz|tgz|xz|zip|jar|class|so|o)\b";
+    NUMBER: has_digit, r"(?:^|[^A-Za-z_\d])(-?(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)*))";
+    SPACES: |h| !h.is_empty(), r"\s+";
+    ERRNO_NUMBER: |h| h.contains("[Errno ") || h.contains("errno"), r"\[Errno (\d+)\]|errno:? -?(\d+)\b";
 }
 
-re!(EXIT_CODE, r"^Exit code -?\d+$");
-re!(NODE_CODE, r"^\s*code: '([A-Z][A-Z0-9_]+)'");
-re!(NPM_CODE, r"^npm (?:ERR!|error) code ([A-Z][A-Z0-9_]+)$");
-re!(CAUSED_BY, r"^Caused by: ((?:[\w$]+\.)*[\w$]*(?:Exception|Error))\b");
+/// Whether a line says, in English, that something failed.
+/// FAILURE_WORDS is matched in lower case, as `(?i)` would: regex-lite's
+/// case folding is ASCII's, and a pattern of lower-case words compiles in
+/// a third of the time.
+fn says_something_failed(text: &str) -> bool {
+    FAILURE_WORDS.is_match(&text.to_ascii_lowercase())
+}
 
 /// How strongly a line identifies the error, and the part of it that does.
 struct Candidate {
@@ -243,61 +424,8 @@ struct Candidate {
 /// among equals, except that Python's exception closes its traceback (the
 /// last one wins).
 fn judge(line: &str) -> Option<Candidate> {
-    re!(
-        PY_EXCEPTION,
-        r"^(?:E\s+)?((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Iteration))(?::(?: (.*))?)?$"
-    );
-    re!(JAVA_THREAD, r#"^Exception in thread "[^"]*" (.*)$"#);
-    re!(
-        NODE_ERROR,
-        r"^(?:Uncaught )?(Error|[A-Z]\w*Error)(?: \[([A-Z_]+)\])?: (.+)$"
-    );
-    re!(RUSTC, r"^error(\[E\d{4}\])?: (.+)$");
-    re!(TSC, r"^(?:.+?\(\d+,\d+\): |.+?:\d+:\d+ - )?error (TS\d{4,5}): (.+)$");
-    re!(
-        GCC_LIKE,
-        r"^(?:.+?):\d+(?::\d+)?: (?:fatal error|error|Error)(?: (C\d{4}))?: (.+)$"
-    );
-    re!(
-        LINKER,
-        r"(?:^|: )(undefined reference to .+|multiple definition of .+)$"
-    );
-    re!(GIT, r"^(fatal|error): (.+)$");
-    re!(
-        PSQL,
-        r"^(?:psql: )?(?:ERROR|FATAL|PANIC|error|오류|치명적오류|エラー|致命的エラー|FEHLER|FATAL):\s+(.+)$"
-    );
-    re!(
-        SQLITE,
-        r"^(?:Error|Parse error|Runtime error)(?: near line \d+)?: (?:in prepare, |stepping, )(.+)$|^(?:Parse error|Runtime error)(?: near line \d+)?: (.+)$"
-    );
-    re!(NPM, r"^npm (?:ERR!|error) (.+)$");
-    re!(PIP, r"^ERROR: (.+)$");
-    re!(CURL, r"^curl: \((\d+)\) (.+)$");
-    re!(
-        MAKE,
-        r"^(?:make(?:\[\d+\])?|[^\s:]+:\d+): \*\*\* (.+?)\.?(?:\s+Stop\.|\s+Schluss\.|\s+멈춤\.|\s+中止\.)?$"
-    );
-    re!(TERRAFORM, r"^(?:│ )?Error: (.+)$");
-    re!(
-        DOCKER,
-        r"^(?:docker: )?(?:Error response from daemon: |ERROR: )?(Cannot connect to the Docker daemon.*|failed to solve: .+)$"
-    );
-    re!(TAP_ERROR, r"^error: [|>]-?$");
-    re!(
-        PYTEST_ASSERT,
-        r"^E\s+(?:AssertionError: )?assert .+? (==|!=|<=|>=|<|>|not in|in|is not|is) .+$"
-    );
-    re!(PANIC, r"^thread '[^']*'(?: \(\d+\))? panicked at ");
-    re!(TEST_FAIL, r"^(?:FAILED .+? - |AssertionError \[\w+\]: )(.+)$");
-    re!(PROGRAM_MESSAGE, r"^([\w.+-]+): (.+)$");
-    re!(
-        GENERIC,
-        r"(?i)\b(?:error|fatal|failed|failure|cannot|can't|could not|couldn't|not found|no such|denied|refused|invalid|unexpected|undefined|exception|abort(?:ed)?|missing|unable|unknown|not allowed|violates|conflict|rejected|not a [\w-]+ command|does not exist|no rule|unrecognized)\b"
-    );
-
     let trimmed = line.trim();
-    if BOILERPLATE.iter().any(|b| b.is_match(trimmed)) {
+    if is_boilerplate(trimmed) {
         return None;
     }
     let found = |rank: u8, text: String| Some(Candidate { rank, text });
@@ -398,64 +526,85 @@ fn judge(line: &str) -> Option<Candidate> {
     }
     if let Some(c) = PROGRAM_MESSAGE.captures(trimmed) {
         // `prog: message`; a message in another language still has the shape.
-        return found(if GENERIC.is_match(&c[2]) { 5 } else { 2 }, trimmed.to_string());
+        return found(if says_something_failed(&c[2]) { 5 } else { 2 }, trimmed.to_string());
     }
-    if GENERIC.is_match(trimmed) {
+    if says_something_failed(trimmed) {
         return found(3, trimmed.to_string());
     }
     // Nothing known: the first line that is not boilerplate.
     found(1, trimmed.to_string())
 }
 
-/// Lines that look like errors but say nothing about which one.
-static BOILERPLATE: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    [
-        r"^Traceback \(most recent call last\):$",
-        r"^During handling of the above exception",
-        r"^The above exception was the direct cause",
-        r"^File .*, line \d+",
-        r"^at ",
-        r"^node:internal/",
-        r"^throw err;$",
-        r"^Node\.js v",
-        r"^Require stack:",
-        r"^npm (?:ERR!|error) (?:code|syscall|path|errno|enoent This is related|enoent$|A complete log|Log files|$|\s*$|\d{3}\s*$|\d{3} {2}|\d{3} Note|\d{3} tarball|To see a list|Did you mean|  npm |\s{2})",
-        r"^error: could not compile",
-        r"^error: aborting due to",
-        r"^For more information about (?:this|an) error",
-        r"^Some errors have detailed explanations",
-        r"^collect2: error: ld returned",
-        r"^make(?:\[\d+\])?: \*\*\* \[.*\] (?:Error|Fehler|오류|エラー) \d+",
-        r"^compilation terminated\.$",
-        r"^tar(?: \(child\))?: (?:Error is not recoverable|Exiting with failure status)",
-        r"^Try '.*--help' for more information",
-        r"^\d+ errors?$",
-        r"^Found \d+ errors?",
-        r"^error: failed to push some refs",
-        r"^hint: ",
-        r"^note: ",
-        r"^help: ",
-        r"^\[notice\]",
-        r"^WARNING: ",
-        r"^warning: ",
-        r"^\(Use `node --trace-warnings",
-        r"^\(node:\d+\) ",
-        r"^LINE \d+:",
-        r"^\s*\^",
-        r"^\s*\|",
-        r"^\s*-->",
-        r"^\d+ \|",
-        r"^ERROR: No matching distribution found for",
-        r"^error: Recipe for target",
-        r"^Error: Process completed with exit code",
-        r"^FAIL ",
-        r"^# (?:tests|pass|fail|cancelled|skipped|todo|duration_ms|suites)",
-        r"^╷$|^╵$|^│\s*$",
+/// A line that looks like an error but says nothing about which one.
+enum Boilerplate {
+    /// The whole line.
+    Is(&'static str),
+    /// How the line starts.
+    StartsWith(&'static str),
+    Shape(&'static Rule),
+}
+
+/// Lines that look like errors but say nothing about which one, as they
+/// are after trimming.
+const BOILERPLATE: &[Boilerplate] = {
+    use Boilerplate::{Is, Shape, StartsWith};
+    &[
+        Is("Traceback (most recent call last):"),
+        StartsWith("During handling of the above exception"),
+        StartsWith("The above exception was the direct cause"),
+        Shape(&PY_FRAME),
+        StartsWith("at "),
+        StartsWith("node:internal/"),
+        Is("throw err;"),
+        StartsWith("Node.js v"),
+        StartsWith("Require stack:"),
+        Shape(&NPM_LOG_DETAIL),
+        StartsWith("error: could not compile"),
+        StartsWith("error: aborting due to"),
+        StartsWith("For more information about this error"),
+        StartsWith("For more information about an error"),
+        StartsWith("Some errors have detailed explanations"),
+        StartsWith("collect2: error: ld returned"),
+        Shape(&MAKE_RECIPE_FAILED),
+        Is("compilation terminated."),
+        Shape(&TAR_GIVES_UP),
+        Shape(&TRY_HELP),
+        Shape(&ERROR_COUNT),
+        Shape(&FOUND_ERRORS),
+        StartsWith("error: failed to push some refs"),
+        StartsWith("hint: "),
+        StartsWith("note: "),
+        StartsWith("help: "),
+        StartsWith("[notice]"),
+        StartsWith("WARNING: "),
+        StartsWith("warning: "),
+        StartsWith("(Use `node --trace-warnings"),
+        Shape(&NODE_PROCESS_WARNING),
+        Shape(&SQL_LINE),
+        // source excerpts under a diagnostic: `^`, `|`, `-->`, `12 |`
+        StartsWith("^"),
+        StartsWith("|"),
+        StartsWith("-->"),
+        Shape(&SOURCE_LINE),
+        StartsWith("ERROR: No matching distribution found for"),
+        StartsWith("error: Recipe for target"),
+        StartsWith("Error: Process completed with exit code"),
+        StartsWith("FAIL "),
+        Shape(&TAP_SUMMARY),
+        // terraform's box
+        Is("╷"),
+        Is("╵"),
+        Is("│"),
     ]
-    .iter()
-    .map(|p| compile(p))
-    .collect()
-});
+};
+
+fn is_boilerplate(trimmed: &str) -> bool {
+    BOILERPLATE.iter().any(|b| match b {
+        Boilerplate::Is(line) => trimmed == *line,
+        Boilerplate::StartsWith(start) => trimmed.starts_with(start),
+        Boilerplate::Shape(rule) => rule.is_match(trimmed),
+    })
+}
 
 /// The identifying line of `lines` and where it is. A Rust panic's message
 /// is on the line after `panicked at`; a node error is the first `Error:`
@@ -476,8 +625,7 @@ fn headline(lines: &[&str]) -> Option<(String, usize)> {
         let better = match &best {
             None => true,
             Some((b, _)) => {
-                candidate.rank > b.rank
-                    || (candidate.rank == b.rank && candidate.rank == 8 && is_python_exception(line))
+                candidate.rank > b.rank || (candidate.rank == b.rank && candidate.rank == 8 && PY_LINE.is_match(line))
             }
         };
         if better {
@@ -487,67 +635,57 @@ fn headline(lines: &[&str]) -> Option<(String, usize)> {
     best.map(|(c, at)| (c.text, at))
 }
 
-fn is_python_exception(line: &str) -> bool {
-    re!(
-        PY_LINE,
-        r"^(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Iteration)(?::|$)"
-    );
-    PY_LINE.is_match(line)
+/// errno names, as an error states them.
+const ERRNO_NAMES: &[&str] = &[
+    "ENOENT",
+    "EACCES",
+    "EPERM",
+    "EEXIST",
+    "EISDIR",
+    "ENOTDIR",
+    "ENOTEMPTY",
+    "EADDRINUSE",
+    "EADDRNOTAVAIL",
+    "ECONNREFUSED",
+    "ECONNRESET",
+    "ETIMEDOUT",
+    "EPIPE",
+    "ENOSPC",
+    "EROFS",
+    "EMFILE",
+    "EBUSY",
+    "EAGAIN",
+    "EAI_AGAIN",
+    "ENOTFOUND",
+    "EHOSTUNREACH",
+    "ENETUNREACH",
+    "EINVAL",
+    "ENOMEM",
+    "EXDEV",
+    "ELOOP",
+    "ENAMETOOLONG",
+    "ENOEXEC",
+    "EBADF",
+    "ESPIPE",
+    "ECHILD",
+    "ESRCH",
+    "ENOTSUP",
+    "EOPNOTSUPP",
+    "EIO",
+];
+
+/// The words of `text`: its runs of ASCII letters, digits and `_` (what
+/// `\b` separates).
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
 }
 
 /// The headline with its values masked; identifiers and values collected.
 fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> String {
-    re!(CODE, r"\b(TS\d{4,5}|E\d{4}|C\d{4}|CS\d{4}|ERR_[A-Z0-9_]+)\b");
-    re!(CURL_CODE, r"^curl: \((\d+)\)");
-    re!(
-        EXCEPTION_HEAD,
-        r"^((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Iteration))\b"
-    );
-    re!(
-        ERRNO_NAME,
-        r"\b(E(?:NOENT|ACCES|PERM|EXIST|ISDIR|NOTDIR|NOTEMPTY|ADDRINUSE|ADDRNOTAVAIL|CONNREFUSED|CONNRESET|TIMEDOUT|PIPE|NOSPC|ROFS|MFILE|BUSY|AGAIN|AI_AGAIN|NOTFOUND|HOSTUNREACH|NETUNREACH|INVAL|NOMEM|XDEV|LOOP|NAMETOOLONG|NOEXEC|BADF|SPIPE|CHILD|SRCH|NOTSUP|OPNOTSUPP|IO))\b"
-    );
-    // Quoted values: '…' "…" `…` ‘…’ “…” «…» „…“ 「…」 '…’ (gcc's and git's quotes).
-    re!(
-        QUOTED,
-        r#"'([^'\n]*)'|"([^"\n]*)"|`([^`\n]*)`|‘([^’\n]*)’|“([^”\n]*)”|«([^»\n]*)»|„([^“\n]*)“|「([^」\n]*)」|`([^'\n]*)'"#
-    );
-    // Bare values in known slots.
-    re!(
-        SLOT_BEFORE,
-        r"(?:^|\s|: )([A-Za-z_$][\w$.\[\]-]*)(?: is not (?:defined|a function|iterable|a constructor)| is undefined|: command not found|: コマンドが見つかりません|: 명령어를 찾을 수 없음|: Kommando nicht gefunden| already exists| cannot be converted to)"
-    );
-    // A function named in a message: `add() missing 1 required …`, `C.add() …`.
-    re!(CALLED, r"\b[A-Za-z_][\w.]*\(\)");
-    re!(CONVERTED_TO, r"cannot be converted to ([A-Za-z_][\w.<>\[\]]*)");
-    re!(
-        SLOT_AFTER,
-        r"(?i)(?:(?:resolve host|main class|symbol|variable|for input string|no such (?:table|column|function|index|module)|the requirement)(?::)? )([A-Za-z_@][\w.@/=<>~!+-]*)|(?:host|name)(?::)? ([A-Za-z_@][\w.@/-]*)\s*$"
-    );
-    re!(
-        PATH_TOKEN,
-        r"(?:[A-Za-z]:)?(?:\.{0,2}/)?(?:[\w.@+-]+/)+[\w.@+-]*|\b\w[\w.-]*\.(?:py|js|mjs|cjs|ts|tsx|jsx|rs|c|h|cc|cpp|hpp|java|go|rb|php|json|ya?ml|toml|lock|txt|csv|md|sh|sql|tf|db|xml|html|css|gz|tgz|xz|zip|jar|class|so|o)\b"
-    );
-    re!(NUMBER, r"(?:^|[^A-Za-z_\d])(-?(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)*))");
-    re!(URL, r"\b[a-z][a-z0-9+.-]*://[^\s'\x22<>]+");
-    re!(VERSION_LIST, r"\(from versions: [^)]*\)");
-    re!(SPACES, r"\s+");
-
-    re!(PROGRAM, r"^([a-z][a-z0-9_.+-]*): ");
     // Severity words and log prefixes that stand where a program name would.
     const NOT_PROGRAMS: &[&str] = &["error", "fatal", "warning", "note", "hint", "panicked", "info", "debug"];
-    // Where in a script the shell was is not what went wrong.
-    re!(
-        SHELL_LINE,
-        r"(?:(?:line|行|줄|Zeile|ligne|línea|riga|строка) \d+|행 \d+번|\d+ 行): "
-    );
-    // Hints that some versions add: `missing separator (did you mean TAB …?)`.
-    re!(
-        HINT,
-        r"\s*\((?:did you mean|Did you mean)[^)]*\)|\.? Did you mean:? .*$"
-    );
-    re!(CHILD, r"^([\w.-]+) \(child\): ");
-    let headline = &*CHILD.replace(headline, "$1: ");
+    let headline = &*CHILD.replace_all(headline, "$1: ");
     let mut text = SHELL_LINE.replace_all(headline, "").into_owned();
     text = HINT.replace_all(&text, "").into_owned();
     for c in CODE.captures_iter(headline) {
@@ -562,8 +700,8 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
             push_id(ids, IdKind::Exception, class);
         }
     }
-    for c in ERRNO_NAME.captures_iter(headline) {
-        push_id(ids, IdKind::Errno, &c[1]);
+    for word in words(headline).filter(|w| ERRNO_NAMES.contains(w)) {
+        push_id(ids, IdKind::Errno, word);
     }
     if let Some(c) = PROGRAM.captures(headline) {
         let program = &c[1];
@@ -581,7 +719,7 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
     text = VERSION_LIST.replace_all(&text, "(from versions: …)").into_owned();
     text = mask_with(&PATH_TOKEN, &text, values, "<PATH>", false);
     text = NUMBER
-        .replace_all(&text, |c: &regex_lite::Captures| {
+        .replace_all(&text, |c: &Captures| {
             // Keep what came before the number (one character, of any width).
             let whole = c.get(0).unwrap();
             let number = c.get(1).unwrap();
@@ -591,11 +729,11 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
     SPACES.replace_all(text.trim(), " ").into_owned()
 }
 
-/// Every match of `re` masked: its value (the first capture group that took
-/// part, or the whole match) is noted in `values` and replaced by
+/// Every match of `rule` masked: its value (the first capture group that
+/// took part, or the whole match) is noted in `values` and replaced by
 /// `placeholder`, with the rest of the match kept (`keep_context`) or not.
-fn mask_with(re: &Regex, text: &str, values: &mut Vec<String>, placeholder: &str, keep_context: bool) -> String {
-    re.replace_all(text, |c: &regex_lite::Captures| {
+fn mask_with(rule: &Rule, text: &str, values: &mut Vec<String>, placeholder: &str, keep_context: bool) -> String {
+    rule.replace_all(text, |c: &Captures| {
         let whole = c.get(0).unwrap();
         let value = c.iter().skip(1).flatten().next().unwrap_or(whole);
         values.push(value.as_str().to_string());
@@ -639,7 +777,6 @@ fn mask_segment_before_message(text: &str, values: &mut Vec<String>) -> String {
 
 /// The errno an error states, by name, number or message.
 fn errno_of(headline: &str) -> Option<&'static str> {
-    re!(ERRNO_NUMBER, r"\[Errno (\d+)\]|errno:? -?(\d+)\b");
     const BY_NUMBER: &[(u32, &str)] = &[
         (1, "EPERM"),
         (2, "ENOENT"),
@@ -753,5 +890,37 @@ mod tests {
     fn empty_and_boilerplate_only_give_nothing() {
         assert_eq!(signature("").text, "");
         assert_eq!(signature("Exit code 1").text, "");
+    }
+
+    /// A rule's test must pass every text its regex matches, or the rule
+    /// would miss it: checked on every line of the real-error corpus as
+    /// each rule may see it (raw, trimmed, lower-cased) and on the
+    /// headlines the masking rules see.
+    #[test]
+    fn every_match_passes_its_rule_test() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/real_errors/corpus.json");
+        let corpus: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut texts = Vec::new();
+        for entry in &corpus {
+            let error = entry["error"].as_str().unwrap();
+            texts.push(signature(error).headline);
+            for line in error.lines() {
+                texts.extend([line.to_string(), line.trim().to_string(), line.to_ascii_lowercase()]);
+            }
+        }
+        assert!(texts.len() > 2000, "the corpus is there");
+        let mut checked = 0;
+        for (name, rule) in ALL_RULES {
+            for text in &texts {
+                if rule.regex().is_match(text) {
+                    assert!(
+                        (rule.may_match)(text),
+                        "{name}'s test rejects {text:?}, which it matches"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "only {checked} matches checked");
     }
 }
