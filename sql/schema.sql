@@ -14,18 +14,18 @@ CREATE TABLE IF NOT EXISTS events (
   project_path TEXT,
   data JSON NOT NULL             -- event-specific fields
 );
+-- Every hook stores an event, and each index of this table is one more
+-- page it writes (and later checkpoints): only the lookups the hooks make
+-- are indexed, and those that need only some events (partial indexes) cost
+-- the others nothing.
+-- A session's stream of events (PostToolUse learns from its last 50).
 CREATE INDEX IF NOT EXISTS idx_events_session ON events(session_id, ts);
-CREATE INDEX IF NOT EXISTS idx_events_project_type ON events(project_path, type, ts);
-CREATE INDEX IF NOT EXISTS idx_events_type ON events(type, ts);
--- Claude Code's id of the tool call an event is about (v7): a call that a
--- hook recorded, or an import already read, is not imported again.
-CREATE INDEX IF NOT EXISTS idx_events_tool_use ON events(json_extract(data, '$.toolUseId'))
-WHERE json_extract(data, '$.toolUseId') IS NOT NULL;
 -- A session's errors and the advice it was given (v8), read by every
--- PreToolUse call: partial indexes, so that a long session is not scanned
--- and other events cost nothing to index.
+-- PreToolUse call.
 CREATE INDEX IF NOT EXISTS idx_events_session_errors ON events(session_id, ts) WHERE type = 'tool_error';
 CREATE INDEX IF NOT EXISTS idx_events_session_advice ON events(session_id) WHERE type = 'advice';
+-- A project's recent errors, for a subagent's briefing (v9).
+CREATE INDEX IF NOT EXISTS idx_events_project_errors ON events(project_path, ts) WHERE type = 'tool_error';
 
 CREATE TABLE IF NOT EXISTS error_kb (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -258,6 +258,14 @@ CREATE TABLE IF NOT EXISTS transcript_imports (
   ts TEXT NOT NULL
 );
 
+-- Version 9: indexes no hook reads cost every hook a write. Events by type
+-- (the analysis views read few enough to scan), a project's events of
+-- every type (its errors are indexed above), and events by tool call id
+-- (errkb learn reads those once per run).
+DROP INDEX IF EXISTS idx_events_type;
+DROP INDEX IF EXISTS idx_events_project_type;
+DROP INDEX IF EXISTS idx_events_tool_use;
+
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 8;
+PRAGMA user_version = 9;

@@ -120,9 +120,12 @@ def test_schema_after_a_single_load_is_complete_and_idempotent(tmp_path):
     for expected in [
         "table events", "table error_kb", "table analysis_cache", "table vec_error_kb",
         "index idx_error_kb_error", "index idx_error_kb_prefix",
-        "index idx_events_session", "index idx_events_project_type", "index idx_events_type",
+        "index idx_events_session", "index idx_events_session_errors", "index idx_events_project_errors",
     ]:
         assert expected in names
+    # indexes no hook reads: each was one more page for every event stored
+    for dropped in ["index idx_events_type", "index idx_events_project_type", "index idx_events_tool_use"]:
+        assert dropped not in names
     assert sqlite_value(db, "PRAGMA journal_mode") == "wal"
     columns = sqlite_value(db, "SELECT group_concat(name, ',') FROM pragma_table_info('error_kb')")
     assert columns == "id,ts,error_normalized,error_raw,resolution,resolved_by,tool_sequence,use_count,last_used"

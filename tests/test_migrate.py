@@ -83,3 +83,32 @@ def test_a_database_of_the_javascript_system_works_as_is(tmp_path):
         columns = [r[1] for r in conn.execute("PRAGMA table_info(error_kb)")]
         assert columns == ["id", "ts", "error_normalized", "error_raw", "resolution", "resolved_by",
                            "tool_sequence", "use_count", "last_used"]
+
+
+def test_a_version_8_database_loses_the_indexes_no_hook_reads(tmp_path):
+    """v9: events by type, a project's events of every type and events by
+    tool call id cost every hook a page write; the upgrade drops them, keeps
+    the data and indexes a project's errors instead."""
+    home = tmp_path / "home"
+    db = home / ".reflexion" / "data" / "reflexion.db"
+    runner("init", env={"HOME": str(home)}, check=True)
+    with connection(db) as conn:
+        conn.executescript("""
+            DROP INDEX idx_events_project_errors;
+            CREATE INDEX idx_events_project_type ON events(project_path, type, ts);
+            CREATE INDEX idx_events_type ON events(type, ts);
+            CREATE INDEX idx_events_tool_use ON events(json_extract(data, '$.toolUseId'))
+              WHERE json_extract(data, '$.toolUseId') IS NOT NULL;
+            INSERT INTO events (type, ts, session_id, project, project_path, data)
+            VALUES ('tool_error', '2026-01-01T00:00:00.000Z', 's', 'app', '/work/app',
+                    '{"tool":"Bash","error":"make: *** No rule to make target <STR>.","toolUseId":"toolu_1"}');
+            PRAGMA user_version = 8;
+        """)
+    payload = {"session_id": "new", "cwd": "/work/app", "agent_type": "executor"}
+    proc = runner("hook", "SubagentStart", stdin=json.dumps(payload), env={"HOME": str(home)})
+    assert "make: *** No rule to make target <STR>." in proc.stdout  # the project's error, through the new index
+    with connection(db) as conn:
+        indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events'")}
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+    assert indexes == {"idx_events_session", "idx_events_session_errors", "idx_events_session_advice",
+                       "idx_events_project_errors"}

@@ -133,6 +133,8 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
     let mut summary = Summary::default();
     let mut sessions = HashSet::new();
     let fixes_before = count_fixes(conn)?;
+    // Read when the first file is imported: none may need it.
+    let mut known_calls = None;
     for file in &files {
         let metadata = std::fs::metadata(file).with_context(|| format!("cannot read {}", file.display()))?;
         let size = metadata.len();
@@ -159,7 +161,11 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
         summary.bytes += bytes.len() as u64;
         let calls = parse(&bytes, &mut summary.malformed_lines);
         conn.execute_batch("BEGIN")?;
-        let imported = import_calls(conn, &mut scripts, &calls, &mut summary, &mut sessions);
+        let known = match &mut known_calls {
+            Some(known) => known,
+            None => known_calls.insert(known_tool_calls(conn)?),
+        };
+        let imported = import_calls(conn, &mut scripts, known, &calls, &mut summary, &mut sessions);
         match imported {
             Ok(()) => {
                 conn.execute(
@@ -186,6 +192,20 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
 struct Scripts {
     success: script::Repeated,
     failure: script::Repeated,
+}
+
+/// The tool calls already stored (by the hooks, or by an earlier import):
+/// Claude Code's ids are unique across sessions, so a resumed session's
+/// copy of earlier calls in another file is not imported again. Read once
+/// per run rather than looked up per call: an index on the id would cost
+/// every hook a page write for what only this command reads.
+fn known_tool_calls(conn: &Connection) -> Result<HashSet<String>> {
+    let mut stmt = conn.prepare(
+        "SELECT data ->> '$.toolUseId' FROM events \
+         WHERE type IN ('tool_use', 'tool_error', 'tool_interrupt') AND data ->> '$.toolUseId' IS NOT NULL",
+    )?;
+    let ids = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    Ok(ids.collect::<rusqlite::Result<_>>()?)
 }
 
 fn count_fixes(conn: &Connection) -> Result<u64> {
@@ -429,16 +449,24 @@ struct Payload<'a> {
 fn import_calls(
     conn: &Connection,
     scripts: &mut Scripts,
+    known: &mut HashSet<String>,
     calls: &[Call],
     summary: &mut Summary,
     sessions: &mut HashSet<String>,
 ) -> Result<()> {
-    let mut known = conn.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM events WHERE json_extract(data, '$.toolUseId') = ?1 \
-         AND type IN ('tool_use', 'tool_error', 'tool_interrupt'))",
+    // What the hooks recorded live in these sessions, as of now (inside
+    // this file's transaction): calls of a session that is still running.
+    let mut live = conn.prepare_cached(
+        "SELECT data ->> '$.toolUseId' FROM events WHERE session_id = ?1 \
+         AND type IN ('tool_use', 'tool_error', 'tool_interrupt') AND data ->> '$.toolUseId' IS NOT NULL",
     )?;
+    for session in calls.iter().map(|c| &c.session_id).collect::<HashSet<_>>() {
+        for id in live.query_map([session], |r| r.get::<_, String>(0))? {
+            known.insert(id?);
+        }
+    }
     for call in calls {
-        if known.query_row([&call.tool_use_id], |r| r.get::<_, bool>(0))? {
+        if !known.insert(call.tool_use_id.clone()) {
             summary.already_known += 1;
             continue;
         }
