@@ -36,12 +36,37 @@ extern "C" {
     fn sqlite3_vec_init(db: *mut sqlite3, pz_err_msg: *mut *mut c_char, api: *const sqlite3_api_routines) -> c_int;
 }
 
-/// The entry point SQLite looks up for `.load ./errkb` (from the file name).
+/// `kb_learn`, the view every writer of learned fixes inserts into, with
+/// its trigger: TEMP objects, made for the connection (see the file).
+pub const KB_LEARN_SQL: &str = include_str!("../sql/kb_learn.sql");
+
+/// The entry point SQLite looks up for `.load ./errkb` (from the file name):
+/// the functions, sqlite-vec and `kb_learn`.
 ///
 /// # Safety
 /// Called by SQLite with a live connection and its API table.
 #[no_mangle]
 pub unsafe extern "C" fn sqlite3_errkb_init(
+    db: *mut sqlite3,
+    pz_err_msg: *mut *mut c_char,
+    p_api: *mut sqlite3_api_routines,
+) -> c_uint {
+    sqlite::set_api(p_api);
+    register_entrypoint(db, pz_err_msg, p_api, |db| {
+        catch_unwind(AssertUnwindSafe(|| {
+            register(db, pz_err_msg, p_api)?;
+            sqlite::exec(db, KB_LEARN_SQL).map_err(Error::new_message)
+        }))
+        .unwrap_or_else(|_| Err(Error::new_message("errkb: internal error while loading")))
+    })
+}
+
+/// The functions and sqlite-vec only, for errkb's runner, which makes
+/// `kb_learn` when a script names it: most of its connections never learn.
+///
+/// # Safety
+/// Called by SQLite with a live connection and its API table.
+pub unsafe extern "C" fn sqlite3_errkb_functions_init(
     db: *mut sqlite3,
     pz_err_msg: *mut *mut c_char,
     p_api: *mut sqlite3_api_routines,

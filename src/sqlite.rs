@@ -52,6 +52,25 @@ pub fn libversion() -> String {
         .unwrap_or_else(|e| e)
 }
 
+/// Run `sql` (any number of statements, no parameters, no rows wanted).
+pub fn exec(db: *mut sqlite3, sql: &str) -> Result<(), String> {
+    let api = api()?;
+    let sql = std::ffi::CString::new(sql).map_err(|_| "a NUL in SQL".to_owned())?;
+    // SAFETY: db is the live connection SQLite called us with; sql is
+    // NUL-terminated; no callback, and the error message is read from the
+    // connection instead of being allocated.
+    let rc = unsafe {
+        call!(
+            api,
+            exec(db.cast(), sql.as_ptr(), None, ptr::null_mut(), ptr::null_mut())
+        )
+    };
+    if rc != 0 {
+        return Err(errmsg(api, db));
+    }
+    Ok(())
+}
+
 /// An owned SQLite value, detached from the statement that produced it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {

@@ -85,10 +85,11 @@ def test_a_database_of_the_javascript_system_works_as_is(tmp_path):
                            "tool_sequence", "use_count", "last_used"]
 
 
-def test_a_version_8_database_loses_the_indexes_no_hook_reads(tmp_path):
+def test_a_version_8_database_loses_what_every_hook_paid_for(tmp_path):
     """v9: events by type, a project's events of every type and events by
     tool call id cost every hook a page write; the upgrade drops them, keeps
-    the data and indexes a project's errors instead."""
+    the data and indexes a project's errors instead. v10: kb_learn leaves
+    the file (every connection parsed its trigger); learning still works."""
     home = tmp_path / "home"
     db = home / ".reflexion" / "data" / "reflexion.db"
     runner("init", env={"HOME": str(home)}, check=True)
@@ -102,6 +103,7 @@ def test_a_version_8_database_loses_the_indexes_no_hook_reads(tmp_path):
             INSERT INTO events (type, ts, session_id, project, project_path, data)
             VALUES ('tool_error', '2026-01-01T00:00:00.000Z', 's', 'app', '/work/app',
                     '{"tool":"Bash","error":"make: *** No rule to make target <STR>.","toolUseId":"toolu_1"}');
+            CREATE VIEW kb_learn (ts, error_raw, resolution) AS SELECT NULL, NULL, NULL;
             PRAGMA user_version = 8;
         """)
     payload = {"session_id": "new", "cwd": "/work/app", "agent_type": "executor"}
@@ -112,3 +114,9 @@ def test_a_version_8_database_loses_the_indexes_no_hook_reads(tmp_path):
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
     assert indexes == {"idx_events_session", "idx_events_session_errors", "idx_events_session_advice",
                        "idx_events_project_errors"}
+    with connection(db) as conn:
+        assert conn.execute("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'kb_learn%'").fetchone() == (0,)
+    runner("--db", str(db), "record", "--error", "make: *** No rule to make target 'x'.",
+           "--resolution", "add the target", check=True)
+    with connection(db) as conn:
+        assert conn.execute("SELECT count(*) FROM kb_fixes").fetchone() == (1,)

@@ -184,7 +184,21 @@ unsafe extern "C" fn init_built_in(
 ) -> c_int {
     // SAFETY: SQLite calls this with a live connection and its API table,
     // exactly what the extension's entry point expects.
-    unsafe { errkb::sqlite3_errkb_init(db.cast(), err, api.cast_mut().cast()) as c_int }
+    unsafe { errkb::sqlite3_errkb_functions_init(db.cast(), err, api.cast_mut().cast()) as c_int }
+}
+
+/// Makes `kb_learn` (a TEMP view and trigger, see sql/kb_learn.sql) on this
+/// connection unless it has it: for a script that names it.
+pub fn ensure_kb_learn(conn: &Connection) -> Result<()> {
+    let made: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM temp.sqlite_schema WHERE name = 'kb_learn_insert')",
+        [],
+        |r| r.get(0),
+    )?;
+    if !made {
+        conn.execute_batch(errkb::KB_LEARN_SQL)?;
+    }
+    Ok(())
 }
 
 /// Registers errkb with every connection opened from now on, once per process.

@@ -38,6 +38,7 @@ impl Params {
 /// which is most of a short script's time.
 pub fn run(conn: &Connection, sql: &str, params: &Params, out: &mut impl Write) -> Result<()> {
     for piece in statements(sql) {
+        prepare_for(conn, &piece)?;
         let mut batch = Batch::new(conn, &piece);
         while let Some(mut stmt) = batch.next()? {
             bind(&mut stmt, params)?;
@@ -62,6 +63,19 @@ pub fn run(conn: &Connection, sql: &str, params: &Params, out: &mut impl Write) 
         }
     }
     Ok(())
+}
+
+/// What a statement needs that a connection of the runner lacks until then:
+/// `kb_learn` (see sql/kb_learn.sql) for a statement that names it.
+fn prepare_for(conn: &Connection, statement: &str) -> Result<()> {
+    if names_kb_learn(statement) {
+        crate::db::ensure_kb_learn(conn)?;
+    }
+    Ok(())
+}
+
+fn names_kb_learn(statement: &str) -> bool {
+    statement.to_ascii_lowercase().contains("kb_learn")
 }
 
 /// The temp table a gate statement creates (see `run`), if `statement` is one.
@@ -135,6 +149,7 @@ pub struct Repeated {
 struct Step {
     sql: String,
     temp_table: Option<TempTable>,
+    names_kb_learn: bool,
 }
 
 struct TempTable {
@@ -170,6 +185,7 @@ impl Repeated {
                     is_gate: continue_gate(&statement).is_some(),
                 });
                 Step {
+                    names_kb_learn: names_kb_learn(&statement),
                     sql: statement,
                     temp_table,
                 }
@@ -187,6 +203,9 @@ impl Repeated {
                 Some(table) if self.created.contains(&table.name) => &table.refill,
                 _ => std::slice::from_ref(&step.sql),
             };
+            if step.names_kb_learn {
+                crate::db::ensure_kb_learn(conn)?;
+            }
             for sql in statements {
                 let mut stmt = conn.prepare_cached(sql)?;
                 bind(&mut stmt, params)?;
@@ -245,6 +264,7 @@ fn temp_table_query(statement: &str) -> Option<(&str, &str)> {
 /// one that returned any, as values: how the runner reads a script's report
 /// (`errkb embed`, `errkb migrate`) without printing and parsing text.
 pub fn rows(conn: &Connection, sql: &str, params: &Params) -> Result<Vec<Vec<rusqlite::types::Value>>> {
+    prepare_for(conn, sql)?;
     let mut batch = Batch::new(conn, sql);
     let mut last = Vec::new();
     while let Some(mut stmt) = batch.next()? {
