@@ -345,6 +345,35 @@ def test_the_same_scripts_run_through_the_sqlite3_shell(home):
     assert db_rows(home, "SELECT count(*) FROM events WHERE session_id IN ('s3', 's4') AND type = 'tool_error'") == [(2,)]
 
 
+def test_a_tools_output_is_not_given_to_the_script_and_nothing_changes(home):
+    """PostToolUse's script never reads tool_response (a Read's whole file, a
+    command's whole output): the runner leaves it out of :stdin, and stores
+    and learns exactly what the sqlite3 shell, given all of it, does."""
+    import subprocess
+    from conftest import DIST, ROOT, SQL
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "ERRKB_EXTENSION": str(DIST / "errkb"), "ERRKB_SQL_DIR": str(SQL)}
+    output = {"stdout": "built\n" * 200_000, "stderr": "", "interrupted": False}
+    for session, run in [("by-runner", lambda event, body: hook(home, event, body)),
+                         ("by-shell", lambda event, body: subprocess.run(
+                             [str(ROOT / "scripts" / "sqlite3-hook"), event], input=body,
+                             capture_output=True, text=True, env=env, check=True))]:
+        run("PostToolUseFailure", payload(session, "Bash", {"command": "make all"}, "make: *** No rule to make target 'all'.",
+                                          "PostToolUseFailure"))
+        run("PostToolUse", json.dumps({**json.loads(payload(session, "Edit", {"file_path": "/work/app/Makefile",
+                                                                              "old_string": "al:", "new_string": "all:"})),
+                                       "tool_response": {"filePath": "/work/app/Makefile", "oldString": "al:"}}))
+        run("PostToolUse", json.dumps({**json.loads(payload(session, "Bash", {"command": "make all"})),
+                                       "tool_response": output}))
+    stored = db_rows(home, "SELECT session_id, type, json_remove(data, '$.toolUseId') FROM events "
+                           "WHERE type = 'tool_use' ORDER BY session_id, id")
+    assert [row[1:] for row in stored if row[0] == "by-runner"] == [row[1:] for row in stored if row[0] == "by-shell"]
+    assert len(stored) == 4
+    # both learned the fix, the edit's after in it (counted three times: each
+    # learned it, and the second session's failure was advised it)
+    assert db_rows(home, "SELECT count(*) FROM resolved_errors") == [(2,)]
+    assert db_rows(home, "SELECT use_count, json_extract(resolution, '$.edits[0].after') FROM kb_fixes") == [(3, "all:")]
+
+
 def test_a_slow_search_is_abandoned_but_the_event_is_kept(home):
     """The time budget: a user's edited script whose search never ends. The
     hook gives up on it well inside Claude Code's timeout, keeps the event,

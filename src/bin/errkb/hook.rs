@@ -16,10 +16,8 @@ use anyhow::{bail, Context, Result};
 
 use crate::db::{self, Access};
 use crate::paths;
+use crate::payload::{self, Fields};
 use crate::script::{self, Params};
-
-/// Payloads above this are logged (they still work: errors are cut to size).
-const LARGE_PAYLOAD: usize = 1 << 20;
 
 /// Claude Code waits for hooks; past this the search gives up.
 const BUDGET: Duration = Duration::from_millis(1800);
@@ -36,6 +34,10 @@ pub struct Hook {
     pub matcher: Option<&'static str>,
     pub timeout_secs: u64,
     pub script: &'static str,
+    /// Payload fields the script never reads, left out of `:stdin` so that
+    /// SQLite does not parse them: a Read's whole file, a command's whole
+    /// output (the sqlite3 shell, given them, gets the same result).
+    pub unread: &'static [&'static str],
 }
 
 /// The subagent types that write code: the seed's list (matched anywhere
@@ -53,24 +55,28 @@ pub const HOOKS: &[Hook] = &[
         matcher: Some("Read|Edit|Write|NotebookEdit|Bash"),
         timeout_secs: 3,
         script: include_str!("../../../sql/hooks/PreToolUse.sql"),
+        unread: &[],
     },
     Hook {
         event: "PostToolUse",
         matcher: Some("*"),
         timeout_secs: 5,
         script: include_str!("../../../sql/hooks/PostToolUse.sql"),
+        unread: &["tool_response"],
     },
     Hook {
         event: "PostToolUseFailure",
         matcher: Some("*"),
         timeout_secs: 5,
         script: include_str!("../../../sql/hooks/PostToolUseFailure.sql"),
+        unread: &[],
     },
     Hook {
         event: "SubagentStart",
         matcher: Some(CODE_AGENT_TYPES),
         timeout_secs: 3,
         script: include_str!("../../../sql/hooks/SubagentStart.sql"),
+        unread: &[],
     },
     // starts the embedding job in a process of its own and returns at once
     Hook {
@@ -78,6 +84,7 @@ pub const HOOKS: &[Hook] = &[
         matcher: None,
         timeout_secs: 2,
         script: include_str!("../../../sql/hooks/SessionEnd.sql"),
+        unread: &[],
     },
 ];
 
@@ -115,12 +122,22 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
     // 1000 VM steps; a statement waiting on a lock is bounded by the busy
     // timeout instead, and writing the event may wait for it).
     conn.progress_handler(1000, Some(move || started.elapsed() > BUDGET))?;
-    let text = String::from_utf8_lossy(&payload);
-    for problem in payload_problems(event, &payload, &text) {
+    // (from_utf8_lossy alone validates at a seventh of the speed)
+    let text = match std::str::from_utf8(&payload) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(&payload),
+    };
+    let fields = Fields::parse(&text);
+    for problem in payload::problems(event, &payload, &text, fields.as_ref()) {
         log_failure(event, &format!("warning: {problem}"));
     }
+    let unread = HOOKS.iter().find(|h| h.event == event).map_or(&[][..], |h| h.unread);
+    let stdin = match &fields {
+        Some(fields) if unread.iter().any(|key| fields.has(key)) => fields.without(unread)?,
+        _ => text.to_string(),
+    };
     let mut params = Params::default();
-    params.set("stdin", text);
+    params.set("stdin", stdin);
     let mut out = Vec::new();
     let result = script::run(&conn, &sql, &params, &mut out)
         .with_context(|| format!("{event}.sql on {}{}", db_path.display(), db::storage_hint(&db_path)));
@@ -166,101 +183,6 @@ fn start_embed_job(db_path: &Path) -> Result<()> {
     }
     command.spawn().context("cannot start the embedding job")?;
     Ok(())
-}
-
-/// What is wrong with a payload that the script can still store: logged as
-/// warnings, so a misbehaving caller leaves a trace.
-fn payload_problems(event: &str, bytes: &[u8], text: &str) -> Vec<String> {
-    let mut problems = Vec::new();
-    if std::str::from_utf8(bytes).is_err() {
-        problems.push("payload is not valid UTF-8 (bad bytes read as U+FFFD)".to_owned());
-    }
-    if bytes.len() > LARGE_PAYLOAD {
-        problems.push(format!(
-            "payload is large ({} bytes; the error is kept in part)",
-            bytes.len()
-        ));
-    }
-    if text.contains('\0') {
-        problems.push("payload holds NUL bytes".to_owned());
-    }
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
-        problems.push(format!("payload is not JSON ({} bytes)", bytes.len()));
-        return problems;
-    };
-    let Some(object) = value.as_object() else {
-        problems.push("payload is JSON but not an object".to_owned());
-        return problems;
-    };
-    let string = |key: &str| object.get(key).is_some_and(serde_json::Value::is_string);
-    if !string("session_id") {
-        problems.push("payload has no session_id string (stored as 'unknown')".to_owned());
-    }
-    if !string("cwd") && event != "SessionEnd" {
-        problems.push("payload has no cwd string".to_owned());
-    }
-    if event == "PostToolUseFailure" && !string("error") {
-        problems.push(format!(
-            "payload's error is {}",
-            object.get("error").map_or("missing", kind)
-        ));
-    }
-    if object.values().any(|v| v.as_str().is_some_and(|s| s.contains('\0'))) {
-        problems.push("a payload field holds NUL characters".to_owned());
-    }
-    if object.get("tool_input").is_some_and(|v| !v.is_object()) {
-        problems.push(format!(
-            "payload's tool_input is {}",
-            object.get("tool_input").map_or("missing", kind)
-        ));
-    }
-    // Fields Claude Code fills with identifiers and absolute paths. Anything
-    // else is still stored as given (bound, never spliced into SQL), but a
-    // caller sending it is worth a line. Free text (error, command) may hold
-    // anything, quotes and SQL included, and is not judged.
-    let text_of = |key: &str| object.get(key).and_then(serde_json::Value::as_str);
-    for key in ["session_id", "tool_name", "tool_use_id", "agent_type"] {
-        if text_of(key).is_some_and(|v| !is_identifier(v)) {
-            problems.push(format!("payload's {key} is not an identifier (stored as given)"));
-        }
-    }
-    for key in ["cwd", "transcript_path"] {
-        if text_of(key).is_some_and(|v| !is_absolute_path(v)) {
-            problems.push(format!("payload's {key} is not an absolute path (stored as given)"));
-        }
-    }
-    if let Some(named) = text_of("hook_event_name").filter(|named| *named != event) {
-        problems.push(format!("payload is for {named:?}, run as {event}"));
-    }
-    problems
-}
-
-/// What Claude Code's ids and names look like: a UUID, `toolu_01…`,
-/// `Bash`, `mcp__github__create_issue`, `oh-my-claudecode:executor-high`.
-fn is_identifier(text: &str) -> bool {
-    (1..=200).contains(&text.len())
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
-}
-
-/// `/home/me/app`, or on Windows `C:\Users\me\app` and `\\server\share`.
-fn is_absolute_path(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    text.starts_with('/')
-        || text.starts_with("\\\\")
-        || (bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && matches!(bytes[2], b'\\' | b'/'))
-}
-
-fn kind(value: &serde_json::Value) -> &'static str {
-    match value {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
-    }
 }
 
 /// `"enabled": false` in ~/.reflexion/config.json turns every hook off.
@@ -324,53 +246,5 @@ fn now_utc() -> String {
         humantime::format_rfc3339_seconds(now).to_string()
     } else {
         "(clock out of range)".to_owned()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn identifiers_are_what_claude_code_sends() {
-        for id in [
-            "8f3c1a2e-4b5d-4e6f-8a9b-0c1d2e3f4a5b",
-            "toolu_01ABC",
-            "Bash",
-            "mcp__github__create_issue",
-        ] {
-            assert!(is_identifier(id), "{id}");
-        }
-        assert!(is_identifier("oh-my-claudecode:executor-high"));
-        for bad in ["", "x'); DROP TABLE events; --", "a b", "s\u{0}", "é"] {
-            assert!(!is_identifier(bad), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn absolute_paths_on_every_system() {
-        for path in ["/work/app", "/", "C:\\Users\\me", "c:/x", "\\\\server\\share"] {
-            assert!(is_absolute_path(path), "{path}");
-        }
-        for bad in ["", "work/app", "x'); DROP TABLE events; --", "C:", "~/app"] {
-            assert!(!is_absolute_path(bad), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn hostile_sql_in_id_fields_is_reported() {
-        let hostile = "x'); DROP TABLE events; --";
-        let payload = serde_json::json!({"session_id": hostile, "cwd": hostile, "tool_name": hostile,
-                                         "error": hostile, "hook_event_name": "PostToolUseFailure"});
-        let text = payload.to_string();
-        let problems = payload_problems("PostToolUseFailure", text.as_bytes(), &text);
-        assert_eq!(
-            problems,
-            [
-                "payload's session_id is not an identifier (stored as given)",
-                "payload's tool_name is not an identifier (stored as given)",
-                "payload's cwd is not an absolute path (stored as given)",
-            ]
-        );
     }
 }

@@ -13,6 +13,7 @@ mod install;
 mod learn;
 mod model_download;
 mod paths;
+mod payload;
 mod private;
 mod script;
 mod search;

@@ -1,0 +1,246 @@
+//! Claude Code's hook payload, as the runner sees it before the script
+//! does: what is wrong with it (logged as warnings), and what of it the
+//! script is given.
+//!
+//! The payload is read once into its top-level fields, each kept as the
+//! JSON text it was sent as (`RawValue`): the checks look at a few small
+//! fields, and a field the script never reads (a Read's 40 KB file, a
+//! command's megabytes of output) is skipped over, never decoded.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use anyhow::Result;
+use serde_json::value::RawValue;
+
+/// Payloads above this are logged (they still work: errors are cut to size).
+const LARGE_PAYLOAD: usize = 1 << 20;
+
+/// A payload's top-level fields, as sent.
+pub struct Fields<'a>(BTreeMap<Cow<'a, str>, &'a RawValue>);
+
+impl<'a> Fields<'a> {
+    /// None when the payload is not a JSON object.
+    pub fn parse(text: &'a str) -> Option<Self> {
+        serde_json::from_str(text).ok().map(Fields)
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.0.contains_key(key)
+    }
+
+    /// The payload without the fields `keys`, as JSON.
+    pub fn without(&self, keys: &[&str]) -> Result<String> {
+        let kept: BTreeMap<&str, &RawValue> = self
+            .0
+            .iter()
+            .filter(|(key, _)| !keys.contains(&key.as_ref()))
+            .map(|(key, value)| (key.as_ref(), *value))
+            .collect();
+        Ok(serde_json::to_string(&kept)?)
+    }
+
+    /// The field's text, when it is a JSON string.
+    fn text(&self, key: &str) -> Option<Cow<'a, str>> {
+        self.0.get(key).and_then(|raw| string_of(raw))
+    }
+
+    fn kind(&self, key: &str) -> &'static str {
+        self.0.get(key).map_or("missing", |raw| kind(raw))
+    }
+}
+
+fn string_of<'a>(raw: &'a RawValue) -> Option<Cow<'a, str>> {
+    raw.get()
+        .starts_with('"')
+        .then(|| serde_json::from_str::<Cow<'a, str>>(raw.get()).ok())
+        .flatten()
+}
+
+/// What is wrong with a payload that the script can still store: logged as
+/// warnings, so a misbehaving caller leaves a trace.
+pub fn problems(event: &str, bytes: &[u8], text: &str, fields: Option<&Fields<'_>>) -> Vec<String> {
+    let mut problems = Vec::new();
+    // read as U+FFFD: the text differs from the bytes
+    if text.as_bytes() != bytes {
+        problems.push("payload is not valid UTF-8 (bad bytes read as U+FFFD)".to_owned());
+    }
+    if bytes.len() > LARGE_PAYLOAD {
+        problems.push(format!(
+            "payload is large ({} bytes; the error is kept in part)",
+            bytes.len()
+        ));
+    }
+    if text.contains('\0') {
+        problems.push("payload holds NUL bytes".to_owned());
+    }
+    let Some(fields) = fields else {
+        problems.push(match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            Ok(_) => "payload is JSON but not an object".to_owned(),
+            Err(_) => format!("payload is not JSON ({} bytes)", bytes.len()),
+        });
+        return problems;
+    };
+    let is_string = |key: &str| fields.text(key).is_some();
+    if !is_string("session_id") {
+        problems.push("payload has no session_id string (stored as 'unknown')".to_owned());
+    }
+    if !is_string("cwd") && event != "SessionEnd" {
+        problems.push("payload has no cwd string".to_owned());
+    }
+    if event == "PostToolUseFailure" && !is_string("error") {
+        problems.push(format!("payload's error is {}", fields.kind("error")));
+    }
+    if fields
+        .0
+        .values()
+        .any(|raw| string_of(raw).is_some_and(|s| s.contains('\0')))
+    {
+        problems.push("a payload field holds NUL characters".to_owned());
+    }
+    if fields.has("tool_input") && fields.kind("tool_input") != "an object" {
+        problems.push(format!("payload's tool_input is {}", fields.kind("tool_input")));
+    }
+    // Fields Claude Code fills with identifiers and absolute paths. Anything
+    // else is still stored as given (bound, never spliced into SQL), but a
+    // caller sending it is worth a line. Free text (error, command) may hold
+    // anything, quotes and SQL included, and is not judged.
+    for key in ["session_id", "tool_name", "tool_use_id", "agent_type"] {
+        if fields.text(key).is_some_and(|v| !is_identifier(&v)) {
+            problems.push(format!("payload's {key} is not an identifier (stored as given)"));
+        }
+    }
+    for key in ["cwd", "transcript_path"] {
+        if fields.text(key).is_some_and(|v| !is_absolute_path(&v)) {
+            problems.push(format!("payload's {key} is not an absolute path (stored as given)"));
+        }
+    }
+    if let Some(named) = fields.text("hook_event_name").filter(|named| named != event) {
+        problems.push(format!("payload is for {named:?}, run as {event}"));
+    }
+    problems
+}
+
+/// What Claude Code's ids and names look like: a UUID, `toolu_01…`,
+/// `Bash`, `mcp__github__create_issue`, `oh-my-claudecode:executor-high`.
+fn is_identifier(text: &str) -> bool {
+    (1..=200).contains(&text.len())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
+}
+
+/// `/home/me/app`, or on Windows `C:\Users\me\app` and `\\server\share`.
+fn is_absolute_path(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.starts_with('/')
+        || text.starts_with("\\\\")
+        || (bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && matches!(bytes[2], b'\\' | b'/'))
+}
+
+/// A JSON value's kind, from its text.
+fn kind(raw: &RawValue) -> &'static str {
+    match raw.get().as_bytes().first() {
+        Some(b'n') => "null",
+        Some(b't' | b'f') => "a boolean",
+        Some(b'"') => "a string",
+        Some(b'[') => "an array",
+        Some(b'{') => "an object",
+        _ => "a number",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_are_what_claude_code_sends() {
+        for id in [
+            "8f3c1a2e-4b5d-4e6f-8a9b-0c1d2e3f4a5b",
+            "toolu_01ABC",
+            "Bash",
+            "mcp__github__create_issue",
+        ] {
+            assert!(is_identifier(id), "{id}");
+        }
+        assert!(is_identifier("oh-my-claudecode:executor-high"));
+        for bad in ["", "x'); DROP TABLE events; --", "a b", "s\u{0}", "é"] {
+            assert!(!is_identifier(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn absolute_paths_on_every_system() {
+        for path in ["/work/app", "/", "C:\\Users\\me", "c:/x", "\\\\server\\share"] {
+            assert!(is_absolute_path(path), "{path}");
+        }
+        for bad in ["", "work/app", "x'); DROP TABLE events; --", "C:", "~/app"] {
+            assert!(!is_absolute_path(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn hostile_sql_in_id_fields_is_reported() {
+        let hostile = "x'); DROP TABLE events; --";
+        let payload = serde_json::json!({"session_id": hostile, "cwd": hostile, "tool_name": hostile,
+                                         "error": hostile, "hook_event_name": "PostToolUseFailure"});
+        let text = payload.to_string();
+        let problems = problems(
+            "PostToolUseFailure",
+            text.as_bytes(),
+            &text,
+            Fields::parse(&text).as_ref(),
+        );
+        assert_eq!(
+            problems,
+            [
+                "payload's session_id is not an identifier (stored as given)",
+                "payload's tool_name is not an identifier (stored as given)",
+                "payload's cwd is not an absolute path (stored as given)",
+            ]
+        );
+    }
+
+    #[test]
+    fn kinds_and_missing_fields_are_reported() {
+        let text = r#"{"session_id": 7, "tool_input": "ls", "error": null}"#;
+        let problems = problems(
+            "PostToolUseFailure",
+            text.as_bytes(),
+            text,
+            Fields::parse(text).as_ref(),
+        );
+        assert_eq!(
+            problems,
+            [
+                "payload has no session_id string (stored as 'unknown')",
+                "payload has no cwd string",
+                "payload's error is null",
+                "payload's tool_input is a string",
+            ]
+        );
+        assert_eq!(problems_of("[1]"), ["payload is JSON but not an object"]);
+        assert_eq!(problems_of("{"), ["payload is not JSON (1 bytes)"]);
+        assert_eq!(
+            problems_of(r#"{"session_id": "s", "cwd": "/w", "x": "a\u0000b"}"#),
+            ["a payload field holds NUL characters"]
+        );
+    }
+
+    fn problems_of(text: &str) -> Vec<String> {
+        problems("PreToolUse", text.as_bytes(), text, Fields::parse(text).as_ref())
+    }
+
+    #[test]
+    fn unread_fields_are_left_out_and_the_rest_kept_as_sent() {
+        let text =
+            r#"{"session_id": "s\"x", "tool_input": {"command": "ls", "n": 1.50}, "tool_response": {"stdout": "big"}}"#;
+        let fields = Fields::parse(text).unwrap();
+        let kept = fields.without(&["tool_response"]).unwrap();
+        assert_eq!(
+            kept,
+            r#"{"session_id":"s\"x","tool_input":{"command": "ls", "n": 1.50}}"#
+        );
+    }
+}
