@@ -51,14 +51,7 @@ pub unsafe extern "C" fn sqlite3_errkb_init(
     pz_err_msg: *mut *mut c_char,
     p_api: *mut sqlite3_api_routines,
 ) -> c_uint {
-    sqlite::set_api(p_api);
-    register_entrypoint(db, pz_err_msg, p_api, |db| {
-        catch_unwind(AssertUnwindSafe(|| {
-            register(db, pz_err_msg, p_api)?;
-            sqlite::exec(db, KB_LEARN_SQL).map_err(Error::new_message)
-        }))
-        .unwrap_or_else(|_| Err(Error::new_message("errkb: internal error while loading")))
-    })
+    init(db, pz_err_msg, p_api, true)
 }
 
 /// The functions and sqlite-vec only, for errkb's runner, which makes
@@ -71,10 +64,26 @@ pub unsafe extern "C" fn sqlite3_errkb_functions_init(
     pz_err_msg: *mut *mut c_char,
     p_api: *mut sqlite3_api_routines,
 ) -> c_uint {
+    init(db, pz_err_msg, p_api, false)
+}
+
+/// Both entry points: no panic crosses into SQLite.
+fn init(
+    db: *mut sqlite3,
+    pz_err_msg: *mut *mut c_char,
+    p_api: *mut sqlite3_api_routines,
+    with_kb_learn: bool,
+) -> c_uint {
     sqlite::set_api(p_api);
     register_entrypoint(db, pz_err_msg, p_api, |db| {
-        catch_unwind(AssertUnwindSafe(|| register(db, pz_err_msg, p_api)))
-            .unwrap_or_else(|_| Err(Error::new_message("errkb: internal error while loading")))
+        catch_unwind(AssertUnwindSafe(|| {
+            register(db, pz_err_msg, p_api)?;
+            if with_kb_learn {
+                sqlite::exec(db, KB_LEARN_SQL).map_err(Error::new_message)?;
+            }
+            Ok(())
+        }))
+        .unwrap_or_else(|_| Err(Error::new_message("errkb: internal error while loading")))
     })
 }
 

@@ -16,7 +16,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::db::{self, Access};
 use crate::paths;
-use crate::payload::{self, Fields};
+use crate::payload;
 use crate::script::{self, Params};
 
 /// Claude Code waits for hooks; past this the search gives up.
@@ -115,27 +115,18 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
     if !enabled() {
         return Ok(());
     }
-    let sql = script_for(event)?;
+    let hook = find(event)?;
+    let sql = script_of(hook)?;
     let db_path = paths::database(db_path)?;
     let mut conn = db::open(&db_path, Access::ReadWrite)?;
     // Interrupt whatever statement runs past the budget (checked every
     // 1000 VM steps; a statement waiting on a lock is bounded by the busy
     // timeout instead, and writing the event may wait for it).
     conn.progress_handler(1000, Some(move || started.elapsed() > BUDGET))?;
-    // (from_utf8_lossy alone validates at a seventh of the speed)
-    let text = match std::str::from_utf8(&payload) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(&payload),
-    };
-    let fields = Fields::parse(&text);
-    for problem in payload::problems(event, &payload, &text, fields.as_ref()) {
+    let (stdin, problems) = payload::for_script(event, payload, hook.unread)?;
+    for problem in problems {
         log_failure(event, &format!("warning: {problem}"));
     }
-    let unread = HOOKS.iter().find(|h| h.event == event).map_or(&[][..], |h| h.unread);
-    let stdin = match &fields {
-        Some(fields) if unread.iter().any(|key| fields.has(key)) => fields.without(unread)?,
-        _ => text.to_string(),
-    };
     let mut params = Params::default();
     params.set("stdin", stdin);
     let mut out = Vec::new();
@@ -190,22 +181,30 @@ fn enabled() -> bool {
     errkb::config::hooks_enabled()
 }
 
-/// The script a hook runs: the user's copy under ~/.reflexion/sql/hooks,
-/// else the built-in one.
-pub fn script_for(event: &str) -> Result<String> {
-    let Some(built_in) = HOOKS.iter().find(|h| h.event == event).map(|h| h.script) else {
+fn find(event: &str) -> Result<&'static Hook> {
+    let Some(hook) = HOOKS.iter().find(|h| h.event == event) else {
         bail!(
             "no hook for event {event:?} (known: {})",
             events().collect::<Vec<_>>().join(", ")
         );
     };
+    Ok(hook)
+}
+
+/// The script a hook runs: the user's copy under ~/.reflexion/sql/hooks,
+/// else the built-in one.
+pub fn script_for(event: &str) -> Result<String> {
+    script_of(find(event)?)
+}
+
+fn script_of(hook: &Hook) -> Result<String> {
     if let Ok(root) = paths::data_root() {
-        let installed = root.join("sql").join("hooks").join(format!("{event}.sql"));
+        let installed = root.join("sql").join("hooks").join(format!("{}.sql", hook.event));
         if let Ok(sql) = std::fs::read_to_string(&installed) {
             return Ok(sql);
         }
     }
-    Ok(built_in.to_owned())
+    Ok(hook.script.to_owned())
 }
 
 /// `~/.reflexion/logs/hooks.log`; without a HOME, `errkb-hooks.log` in the

@@ -16,6 +16,23 @@ use serde_json::value::RawValue;
 /// Payloads above this are logged (they still work: errors are cut to size).
 const LARGE_PAYLOAD: usize = 1 << 20;
 
+/// The payload as the hook's script is given it (`:stdin`: without the
+/// fields in `unread`, which it never reads), and what is wrong with it.
+pub fn for_script(event: &str, bytes: Vec<u8>, unread: &[&str]) -> Result<(String, Vec<String>)> {
+    // the bytes read become the text without a copy when they are UTF-8
+    let (text, valid_utf8) = match String::from_utf8(bytes) {
+        Ok(text) => (text, true),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), false),
+    };
+    let fields = Fields::parse(&text);
+    let found = problems(event, valid_utf8, &text, fields.as_ref());
+    let without_unread = match &fields {
+        Some(fields) if unread.iter().any(|key| fields.has(key)) => Some(fields.without(unread)?),
+        _ => None,
+    };
+    Ok((without_unread.unwrap_or(text), found))
+}
+
 /// A payload's top-level fields, as sent.
 pub struct Fields<'a>(BTreeMap<Cow<'a, str>, &'a RawValue>);
 
@@ -59,16 +76,15 @@ fn string_of<'a>(raw: &'a RawValue) -> Option<Cow<'a, str>> {
 
 /// What is wrong with a payload that the script can still store: logged as
 /// warnings, so a misbehaving caller leaves a trace.
-pub fn problems(event: &str, bytes: &[u8], text: &str, fields: Option<&Fields<'_>>) -> Vec<String> {
+fn problems(event: &str, valid_utf8: bool, text: &str, fields: Option<&Fields<'_>>) -> Vec<String> {
     let mut problems = Vec::new();
-    // read as U+FFFD: the text differs from the bytes
-    if text.as_bytes() != bytes {
+    if !valid_utf8 {
         problems.push("payload is not valid UTF-8 (bad bytes read as U+FFFD)".to_owned());
     }
-    if bytes.len() > LARGE_PAYLOAD {
+    if text.len() > LARGE_PAYLOAD {
         problems.push(format!(
             "payload is large ({} bytes; the error is kept in part)",
-            bytes.len()
+            text.len()
         ));
     }
     if text.contains('\0') {
@@ -77,7 +93,7 @@ pub fn problems(event: &str, bytes: &[u8], text: &str, fields: Option<&Fields<'_
     let Some(fields) = fields else {
         problems.push(match serde_json::from_str::<serde::de::IgnoredAny>(text) {
             Ok(_) => "payload is JSON but not an object".to_owned(),
-            Err(_) => format!("payload is not JSON ({} bytes)", bytes.len()),
+            Err(_) => format!("payload is not JSON ({} bytes)", text.len()),
         });
         return problems;
     };
@@ -186,12 +202,7 @@ mod tests {
         let payload = serde_json::json!({"session_id": hostile, "cwd": hostile, "tool_name": hostile,
                                          "error": hostile, "hook_event_name": "PostToolUseFailure"});
         let text = payload.to_string();
-        let problems = problems(
-            "PostToolUseFailure",
-            text.as_bytes(),
-            &text,
-            Fields::parse(&text).as_ref(),
-        );
+        let problems = problems_of("PostToolUseFailure", &text);
         assert_eq!(
             problems,
             [
@@ -205,12 +216,7 @@ mod tests {
     #[test]
     fn kinds_and_missing_fields_are_reported() {
         let text = r#"{"session_id": 7, "tool_input": "ls", "error": null}"#;
-        let problems = problems(
-            "PostToolUseFailure",
-            text.as_bytes(),
-            text,
-            Fields::parse(text).as_ref(),
-        );
+        let problems = problems_of("PostToolUseFailure", text);
         assert_eq!(
             problems,
             [
@@ -220,24 +226,30 @@ mod tests {
                 "payload's tool_input is a string",
             ]
         );
-        assert_eq!(problems_of("[1]"), ["payload is JSON but not an object"]);
-        assert_eq!(problems_of("{"), ["payload is not JSON (1 bytes)"]);
+        assert_eq!(problems_of("PreToolUse", "[1]"), ["payload is JSON but not an object"]);
+        assert_eq!(problems_of("PreToolUse", "{"), ["payload is not JSON (1 bytes)"]);
         assert_eq!(
-            problems_of(r#"{"session_id": "s", "cwd": "/w", "x": "a\u0000b"}"#),
+            problems_of("PreToolUse", r#"{"session_id": "s", "cwd": "/w", "x": "a\u0000b"}"#),
             ["a payload field holds NUL characters"]
         );
     }
 
-    fn problems_of(text: &str) -> Vec<String> {
-        problems("PreToolUse", text.as_bytes(), text, Fields::parse(text).as_ref())
+    fn problems_of(event: &str, text: &str) -> Vec<String> {
+        for_script(event, text.as_bytes().to_vec(), &[]).unwrap().1
     }
 
     #[test]
     fn unread_fields_are_left_out_and_the_rest_kept_as_sent() {
         let text =
             r#"{"session_id": "s\"x", "tool_input": {"command": "ls", "n": 1.50}, "tool_response": {"stdout": "big"}}"#;
-        let fields = Fields::parse(text).unwrap();
-        let kept = fields.without(&["tool_response"]).unwrap();
+        let (kept, problems) = for_script("PostToolUse", text.as_bytes().to_vec(), &["tool_response"]).unwrap();
+        assert_eq!(
+            problems,
+            [
+                "payload has no cwd string",
+                "payload's session_id is not an identifier (stored as given)"
+            ]
+        );
         assert_eq!(
             kept,
             r#"{"session_id":"s\"x","tool_input":{"command": "ls", "n": 1.50}}"#
