@@ -398,8 +398,6 @@ rules! {
         r"(?i)(?:(?:resolve host|main class|symbol|variable|for input string|no such (?:table|column|function|index|module)|the requirement)(?::)? )([A-Za-z_@][\w.@/=<>~!+-]*)|(?:host|name)(?::)? ([A-Za-z_@][\w.@/-]*)\s*$";
     URL: |h| h.contains("://"), r"\b[a-z][a-z0-9+.-]*://[^\s'\x22<>]+";
     VERSION_LIST: |h| h.contains("(from versions: "), r"\(from versions: [^)]*\)";
-    PATH_TOKEN: |h| h.contains('/') || h.contains('.'),
-        r"(?:[A-Za-z]:)?(?:\.{0,2}/)?(?:[\w.@+-]+/)+[\w.@+-]*|\b\w[\w.-]*\.(?:py|js|mjs|cjs|ts|tsx|jsx|rs|c|h|cc|cpp|hpp|java|go|rb|php|json|ya?ml|toml|lock|txt|csv|md|sh|sql|tf|db|xml|html|css|gz|tgz|xz|zip|jar|class|so|o)\b";
     NUMBER: has_digit, r"(?:^|[^A-Za-z_\d])(-?(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)*))";
     SPACES: |h| !h.is_empty(), r"\s+";
     ERRNO_NUMBER: |h| h.contains("[Errno ") || h.contains("errno"), r"\[Errno (\d+)\]|errno:? -?(\d+)\b";
@@ -717,7 +715,7 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
     text = mask_segment_before_message(&text, values);
     text = mask_with(&URL, &text, values, "<URL>", false);
     text = VERSION_LIST.replace_all(&text, "(from versions: …)").into_owned();
-    text = mask_with(&PATH_TOKEN, &text, values, "<PATH>", false);
+    text = mask_paths(&text, values);
     text = NUMBER
         .replace_all(&text, |c: &Captures| {
             // Keep what came before the number (one character, of any width).
@@ -749,6 +747,113 @@ fn mask_with(rule: &Rule, text: &str, values: &mut Vec<String>, placeholder: &st
         }
     })
     .into_owned()
+}
+
+/// What a file's name ends with, for `path_tokens`.
+const FILE_EXTENSIONS: &[&str] = &[
+    "py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "rs", "c", "h", "cc", "cpp", "hpp", "java", "go", "rb", "php",
+    "json", "yml", "yaml", "toml", "lock", "txt", "csv", "md", "sh", "sql", "tf", "db", "xml", "html", "css", "gz",
+    "tgz", "xz", "zip", "jar", "class", "so", "o",
+];
+
+/// Every path and file name in `text` masked as `<PATH>`, each noted in
+/// `values`.
+fn mask_paths(text: &str, values: &mut Vec<String>) -> String {
+    let tokens = path_tokens(text);
+    if tokens.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for token in tokens {
+        out.push_str(&text[copied..token.start]);
+        out.push_str("<PATH>");
+        values.push(text[token.clone()].to_string());
+        copied = token.end;
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// Where `text` names a path or a file, left to right without overlap:
+/// the matches of the regex
+/// `(?:[A-Za-z]:)?(?:\.{0,2}/)?(?:[\w.@+-]+/)+[\w.@+-]*|\b\w[\w.-]*\.(?:EXTENSION)\b`
+/// (a run of path characters holding a `/`, or a name ending in a known
+/// extension), found by hand in one pass: as a regex it was the costliest
+/// step of the failure hook's signature (most headlines have a dot, and
+/// regex-lite compiled it and ran it character by character).
+/// `path_tokens_are_the_regex_matches` checks the two agree.
+fn path_tokens(text: &str) -> Vec<std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    if !bytes.iter().any(|&b| b == b'/' || b == b'.') {
+        return Vec::new();
+    }
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let is_path = |b: u8| is_word(b) || matches!(b, b'.' | b'@' | b'+' | b'-');
+    let is_name = |b: u8| is_word(b) || matches!(b, b'.' | b'-');
+    // Ends of the runs starting at each position (n at the end of the text):
+    // of word characters, of path characters; and in a run of name
+    // characters, the last dot at or after each position that starts a
+    // known extension, with the extension's end.
+    let mut word_end = vec![n; n + 1];
+    let mut path_end = vec![n; n + 1];
+    let mut last_extension: Vec<Option<usize>> = vec![None; n + 1];
+    for x in (0..n).rev() {
+        let b = bytes[x];
+        word_end[x] = if is_word(b) { word_end[x + 1] } else { x };
+        path_end[x] = if is_path(b) { path_end[x + 1] } else { x };
+        last_extension[x] = if !is_name(b) {
+            None
+        } else {
+            last_extension[x + 1].or_else(|| {
+                let extension = &text[x + 1..word_end[x + 1]];
+                (b == b'.' && FILE_EXTENSIONS.contains(&extension)).then_some(word_end[x + 1])
+            })
+        };
+    }
+    // `(?:[^/]+/)+[^/]*` in path characters from `at`, if it matches there.
+    let segments = |mut at: usize| {
+        let mut matched = false;
+        while path_end[at] > at && path_end[at] < n && bytes[path_end[at]] == b'/' {
+            at = path_end[at] + 1;
+            matched = true;
+        }
+        matched.then_some(path_end[at])
+    };
+    let path_at = |i: usize| {
+        let drive = bytes[i].is_ascii_alphabetic() && bytes.get(i + 1) == Some(&b':');
+        // In the regex's order: with the drive, then without; with a
+        // leading `/`, then without. (Of `\.{0,2}/`, only the `/` changes
+        // what matches: `./` and `../` are path characters and a `/`.)
+        [drive.then_some(i + 2), Some(i)]
+            .into_iter()
+            .flatten()
+            .find_map(|start| {
+                let slash = (bytes.get(start) == Some(&b'/')).then_some(start + 1);
+                [slash, Some(start)].into_iter().flatten().find_map(segments)
+            })
+    };
+    let file_name_at = |i: usize| {
+        let starts_word = is_word(bytes[i]) && (i == 0 || !is_word(bytes[i - 1]));
+        if starts_word && i + 1 < n {
+            last_extension[i + 1]
+        } else {
+            None
+        }
+    };
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    while i < n {
+        match path_at(i).or_else(|| file_name_at(i)) {
+            Some(end) => {
+                tokens.push(i..end);
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    tokens
 }
 
 /// `prog: VALUE: message`: the segment before the message is a value (a
@@ -890,6 +995,33 @@ mod tests {
     fn empty_and_boilerplate_only_give_nothing() {
         assert_eq!(signature("").text, "");
         assert_eq!(signature("Exit code 1").text, "");
+    }
+
+    /// `path_tokens` finds exactly what the regex in its comment matches:
+    /// on every line of the real-error corpus and on random text made of
+    /// the characters that decide it.
+    #[test]
+    fn path_tokens_are_the_regex_matches() {
+        let regex = Regex::new(&format!(
+            r"(?:[A-Za-z]:)?(?:\.{{0,2}}/)?(?:[\w.@+-]+/)+[\w.@+-]*|\b\w[\w.-]*\.(?:{})\b",
+            FILE_EXTENSIONS.join("|")
+        ))
+        .unwrap();
+        let by_regex = |text: &str| regex.find_iter(text).map(|m| m.range()).collect::<Vec<_>>();
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/real_errors/corpus.json");
+        let corpus: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut found = 0;
+        for entry in &corpus {
+            for line in entry["error"].as_str().unwrap().lines() {
+                assert_eq!(path_tokens(line), by_regex(line), "{line:?}");
+                found += by_regex(line).len();
+            }
+        }
+        assert!(found > 500, "only {found} paths in the corpus");
+        let config = proptest::prelude::ProptestConfig::with_cases(5000);
+        proptest::proptest!(config, |(text in "[a-cpyjsohtxZ09_./:@+\\- é]{0,40}")| {
+            proptest::prop_assert_eq!(path_tokens(&text), by_regex(&text));
+        });
     }
 
     /// A rule's test must pass every text its regex matches, or the rule
