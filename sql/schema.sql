@@ -133,49 +133,6 @@ CREATE TABLE IF NOT EXISTS analysis_cache (
   analysis JSON NOT NULL
 );
 
--- Views for the questions users ask of their history (plain SQL: they work
--- without the extension too). Examples in README.md.
-
--- Errors seen most often, and whether a fix is known.
-CREATE VIEW IF NOT EXISTS kb_frequent_errors AS
-SELECT json_extract(e.data, '$.error') AS error,
-       count(*) AS times,
-       count(DISTINCT e.session_id) AS sessions,
-       group_concat(DISTINCT json_extract(e.data, '$.tool')) AS tools,
-       max(e.ts) AS last_seen,
-       EXISTS (SELECT 1 FROM error_kb AS kb
-               WHERE kb.error_normalized = json_extract(e.data, '$.error') AND kb.resolution IS NOT NULL) AS has_fix
-FROM events AS e
-WHERE e.type = 'tool_error'
-GROUP BY 1
-ORDER BY times DESC, last_seen DESC;
-
--- Errors that keep happening with no fix learned.
-CREATE VIEW IF NOT EXISTS kb_unresolved_errors AS
-SELECT error, times, sessions, tools, last_seen FROM kb_frequent_errors WHERE NOT has_fix;
-
--- Fixes the agent was told about, most often first.
-CREATE VIEW IF NOT EXISTS kb_reused_fixes AS
-SELECT kb.id, kb.error_normalized AS error, kb.resolution,
-       count(*) AS times_advised,
-       group_concat(DISTINCT json_extract(h.data, '$.stage')) AS stages,
-       max(h.ts) AS last_advised
-FROM events AS h JOIN error_kb AS kb ON kb.id = json_extract(h.data, '$.errorKbId')
-WHERE h.type = 'kb_hit'
-GROUP BY kb.id
-ORDER BY times_advised DESC;
-
--- Per day: tool failures, how many got advice, and the ratio.
-CREATE VIEW IF NOT EXISTS kb_advice_hit_rate AS
-SELECT substr(ts, 1, 10) AS day,
-       sum(type = 'tool_error') AS failures,
-       sum(type = 'kb_hit') AS advised,
-       round(1.0 * sum(type = 'kb_hit') / max(sum(type = 'tool_error'), 1), 3) AS hit_rate
-FROM events
-WHERE type IN ('tool_error', 'kb_hit')
-GROUP BY day
-ORDER BY day DESC;
-
 -- Version 5: secrets are redacted before they are stored. Redact what an
 -- earlier version (or the original system) stored, once, with freed
 -- pages overwritten. A value whose redaction would no longer be valid
@@ -229,6 +186,14 @@ DROP INDEX IF EXISTS idx_events_tool_use;
 -- the file, every connection parsed its trigger, and most never learn.
 DROP VIEW IF EXISTS main.kb_learn;
 
+-- Version 11: the history views are TEMP views too (sql/history_views.sql):
+-- in the file, every hook parsed them (a tenth of a hook's work), and
+-- hooks never read them.
+DROP VIEW IF EXISTS main.kb_unresolved_errors;
+DROP VIEW IF EXISTS main.kb_frequent_errors;
+DROP VIEW IF EXISTS main.kb_reused_fixes;
+DROP VIEW IF EXISTS main.kb_advice_hit_rate;
+
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 10;
+PRAGMA user_version = 11;

@@ -36,12 +36,43 @@ extern "C" {
     fn sqlite3_vec_init(db: *mut sqlite3, pz_err_msg: *mut *mut c_char, api: *const sqlite3_api_routines) -> c_int;
 }
 
-/// `kb_learn`, the view every writer of learned fixes inserts into, with
-/// its trigger: TEMP objects, made for the connection (see the file).
-pub const KB_LEARN_SQL: &str = include_str!("../sql/kb_learn.sql");
+/// SQL objects a connection makes for itself (TEMP), kept out of the
+/// database file: every connection parses the file's schema when it
+/// opens, and most of errkb's (the hooks) use none of these.
+pub struct TempObjects {
+    /// The names statements use them by.
+    pub names: &'static [&'static str],
+    /// The last object `sql` makes: when it exists, all do.
+    pub last: &'static str,
+    pub sql: &'static str,
+}
+
+/// The history views (see the file); install also copies it to
+/// ~/.reflexion/sql, for a sqlite3 that cannot load the extension.
+pub const HISTORY_VIEWS_SQL: &str = include_str!("../sql/history_views.sql");
+
+pub const TEMP_OBJECTS: &[TempObjects] = &[
+    // the view every writer of learned fixes inserts into, and its trigger
+    TempObjects {
+        names: &["kb_learn"],
+        last: "kb_learn_insert",
+        sql: include_str!("../sql/kb_learn.sql"),
+    },
+    // the questions users ask of their history
+    TempObjects {
+        names: &[
+            "kb_frequent_errors",
+            "kb_unresolved_errors",
+            "kb_reused_fixes",
+            "kb_advice_hit_rate",
+        ],
+        last: "kb_advice_hit_rate",
+        sql: HISTORY_VIEWS_SQL,
+    },
+];
 
 /// The entry point SQLite looks up for `.load ./errkb` (from the file name):
-/// the functions, sqlite-vec and `kb_learn`.
+/// the functions, sqlite-vec, `kb_learn` and the history views.
 ///
 /// # Safety
 /// Called by SQLite with a live connection and its API table.
@@ -54,8 +85,8 @@ pub unsafe extern "C" fn sqlite3_errkb_init(
     init(db, pz_err_msg, p_api, true)
 }
 
-/// The functions and sqlite-vec only, for errkb's runner, which makes
-/// `kb_learn` when a script names it: most of its connections never learn.
+/// The functions and sqlite-vec only, for errkb's runner, which makes each
+/// of the `TEMP_OBJECTS` when a script names it: a hook names none.
 ///
 /// # Safety
 /// Called by SQLite with a live connection and its API table.
@@ -72,14 +103,16 @@ fn init(
     db: *mut sqlite3,
     pz_err_msg: *mut *mut c_char,
     p_api: *mut sqlite3_api_routines,
-    with_kb_learn: bool,
+    with_temp_objects: bool,
 ) -> c_uint {
     sqlite::set_api(p_api);
     register_entrypoint(db, pz_err_msg, p_api, |db| {
         catch_unwind(AssertUnwindSafe(|| {
             register(db, pz_err_msg, p_api)?;
-            if with_kb_learn {
-                sqlite::exec(db, KB_LEARN_SQL).map_err(Error::new_message)?;
+            if with_temp_objects {
+                for objects in TEMP_OBJECTS {
+                    sqlite::exec(db, objects.sql).map_err(Error::new_message)?;
+                }
             }
             Ok(())
         }))

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from conftest import RUNNER, connection, runner
+from conftest import ROOT, RUNNER, connection, runner, sqlite
 from snapshot import ADVICE_HEAD, FILE_HEAD, snapshot
 
 
@@ -57,12 +57,22 @@ def test_an_error_then_success_is_learned_once_and_advised_later(home):
         ("tool_error", "s1", "app"), ("tool_use", "s1", "app"), ("tool_use", "s1", "app"),
         ("tool_use", "s1", "app"), ("tool_error", "s2", "app"), ("kb_hit", "s2", "app"), ("advice", "s2", "app")]
 
-    # The history views answer the usual questions.
-    assert db_rows(home, "SELECT error, times, sessions, has_fix FROM kb_frequent_errors") == [
-        ("Error: Cannot find module <STR>\nRequire stack:\n- <PATH>", 2, 2, 1)]
-    assert db_rows(home, "SELECT times_advised, stages FROM kb_reused_fixes") == [(1, "exact")]
-    assert db_rows(home, "SELECT failures, advised, hit_rate FROM kb_advice_hit_rate") == [(2, 1, 0.5)]
-    assert db_rows(home, "SELECT count(*) FROM kb_unresolved_errors") == [(0,)]
+    # The history views answer the usual questions: in the sqlite3 shell
+    # with the extension, in one that cannot load it (as Apple's) after
+    # `.read` of the views' file, and through the runner.
+    questions = ("SELECT error, times, sessions, has_fix FROM kb_frequent_errors;"
+                 "SELECT times_advised, stages FROM kb_reused_fixes;"
+                 "SELECT failures, advised, hit_rate FROM kb_advice_hit_rate;"
+                 "SELECT count(*) FROM kb_unresolved_errors;")
+    answers = "Error: Cannot find module <STR>\nRequire stack:\n- <PATH>|2|2|1\n1|exact\n2|1|0.5\n0\n"
+    db = home / ".reflexion" / "data" / "reflexion.db"
+    assert sqlite(db, questions).stdout == answers
+    assert sqlite(db, f".read {ROOT / 'sql' / 'history_views.sql'}", questions, load=False).stdout == answers
+    script = home / "questions.sql"
+    script.write_text(questions)
+    assert runner("run", str(script), env={"HOME": str(home)}, check=True).stdout == answers
+    # They are the connection's own: the file holds none of them.
+    assert db_rows(home, "SELECT count(*) FROM sqlite_schema WHERE type = 'view'") == [(0,)]
 
 
 def test_an_older_error_is_learned_across_tools(home):

@@ -89,7 +89,8 @@ def test_a_version_8_database_loses_what_every_hook_paid_for(tmp_path):
     """v9: events by type, a project's events of every type and events by
     tool call id cost every hook a page write; the upgrade drops them, keeps
     the data and indexes a project's errors instead. v10: kb_learn leaves
-    the file (every connection parsed its trigger); learning still works."""
+    the file (every connection parsed its trigger); learning still works.
+    v11: so do the history views; they still answer."""
     home = tmp_path / "home"
     db = home / ".reflexion" / "data" / "reflexion.db"
     runner("init", env={"HOME": str(home)}, check=True)
@@ -104,6 +105,10 @@ def test_a_version_8_database_loses_what_every_hook_paid_for(tmp_path):
             VALUES ('tool_error', '2026-01-01T00:00:00.000Z', 's', 'app', '/work/app',
                     '{"tool":"Bash","error":"make: *** No rule to make target <STR>.","toolUseId":"toolu_1"}');
             CREATE VIEW kb_learn (ts, error_raw, resolution) AS SELECT NULL, NULL, NULL;
+            CREATE VIEW kb_frequent_errors AS SELECT 'old' AS error;
+            CREATE VIEW kb_unresolved_errors AS SELECT error FROM kb_frequent_errors;
+            CREATE VIEW kb_reused_fixes AS SELECT 1 AS id;
+            CREATE VIEW kb_advice_hit_rate AS SELECT 1 AS day;
             PRAGMA user_version = 8;
         """)
     payload = {"session_id": "new", "cwd": "/work/app", "agent_type": "executor"}
@@ -116,6 +121,8 @@ def test_a_version_8_database_loses_what_every_hook_paid_for(tmp_path):
                        "idx_events_project_errors"}
     with connection(db) as conn:
         assert conn.execute("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'kb_learn%'").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM sqlite_schema WHERE type = 'view'").fetchone() == (0,)
+    assert sqlite(db, "SELECT error, times FROM kb_frequent_errors").stdout == "make: *** No rule to make target <STR>.|1\n"
     runner("--db", str(db), "record", "--error", "make: *** No rule to make target 'x'.",
            "--resolution", "add the target", check=True)
     with connection(db) as conn:

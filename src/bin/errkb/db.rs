@@ -187,16 +187,16 @@ unsafe extern "C" fn init_built_in(
     unsafe { errkb::sqlite3_errkb_functions_init(db.cast(), err, api.cast_mut().cast()) as c_int }
 }
 
-/// Makes `kb_learn` (a TEMP view and trigger, see sql/kb_learn.sql) on this
-/// connection unless it has it: for a script that names it.
-pub fn ensure_kb_learn(conn: &Connection) -> Result<()> {
+/// Makes `objects` (see `errkb::TEMP_OBJECTS`) on this connection unless
+/// it has them: for a script that names them.
+pub fn ensure_temp_objects(conn: &Connection, objects: &errkb::TempObjects) -> Result<()> {
     let made: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM temp.sqlite_schema WHERE name = 'kb_learn_insert')",
-        [],
+        "SELECT EXISTS (SELECT 1 FROM temp.sqlite_schema WHERE name = ?1)",
+        [objects.last],
         |r| r.get(0),
     )?;
     if !made {
-        conn.execute_batch(errkb::KB_LEARN_SQL)?;
+        conn.execute_batch(objects.sql)?;
     }
     Ok(())
 }
@@ -246,5 +246,28 @@ mod tests {
     #[test]
     fn the_schema_version_is_read_from_the_schema() {
         assert!(super::schema_version() >= 5);
+    }
+
+    /// Each group of TEMP objects makes the objects it is named by, and
+    /// the one it is recognised by last.
+    #[test]
+    fn temp_objects_are_made_as_described() {
+        for objects in errkb::TEMP_OBJECTS {
+            let conn = super::open_in_memory().unwrap();
+            super::ensure_temp_objects(&conn, objects).unwrap();
+            let names: Vec<String> = conn
+                .prepare("SELECT name FROM temp.sqlite_schema ORDER BY rowid")
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(names.last().map(String::as_str), Some(objects.last), "{names:?}");
+            for name in objects.names {
+                assert!(names.iter().any(|n| n == name), "{name} is not among {names:?}");
+            }
+            // made once: a second call changes nothing
+            super::ensure_temp_objects(&conn, objects).unwrap();
+        }
     }
 }

@@ -2,13 +2,14 @@
 //! settings.json, and the files they run, under ~/.reflexion.
 //!
 //! Install copies the runner, the extension and ONNX Runtime to
-//! ~/.reflexion/{bin,lib} (so hooks work without the source tree) and the
+//! ~/.reflexion/{bin,lib} (so hooks work without the source tree), the
 //! hook scripts to ~/.reflexion/sql/hooks (where the user may edit them:
-//! a changed script is never overwritten). It then merges one entry per
-//! hook event into settings.json: other keys and other hooks are kept in
-//! their order, errkb's entries are recognised by their command, the file
-//! is backed up before it is written, and nothing is written when nothing
-//! changes. `--dry-run` prints what would change.
+//! a changed script is never overwritten) and the history views to
+//! ~/.reflexion/sql. It then merges one entry per hook event into
+//! settings.json: other keys and other hooks are kept in their order,
+//! errkb's entries are recognised by their command, the file is backed up
+//! before it is written, and nothing is written when nothing changes.
+//! `--dry-run` prints what would change.
 
 use std::path::{Path, PathBuf};
 
@@ -223,6 +224,11 @@ fn files(extension: &Path) -> Result<Vec<(FileSource, PathBuf)>> {
             root.join("sql").join("hooks").join(format!("{}.sql", hook.event)),
         ));
     }
+    // for `.read` in a sqlite3 without the extension (see the file)
+    out.push((
+        FileSource::Script(errkb::HISTORY_VIEWS_SQL),
+        root.join("sql").join("history_views.sql"),
+    ));
     Ok(out)
 }
 

@@ -66,19 +66,53 @@ pub fn run(conn: &Connection, sql: &str, params: &Params, out: &mut impl Write) 
 }
 
 /// What a statement needs that a connection of the runner lacks until then:
-/// `kb_learn` (see sql/kb_learn.sql) for a statement that names it.
+/// the TEMP objects it names (`kb_learn`, the history views).
 fn prepare_for(conn: &Connection, statement: &str) -> Result<()> {
-    if names_kb_learn(statement) {
-        crate::db::ensure_kb_learn(conn)?;
+    for objects in temp_objects_named(statement) {
+        crate::db::ensure_temp_objects(conn, objects)?;
     }
     Ok(())
 }
 
-fn names_kb_learn(statement: &str) -> bool {
-    statement.to_ascii_lowercase().contains("kb_learn")
+/// The TEMP objects a statement uses (named outside its comments: a
+/// comment that mentions one would make it for nothing).
+fn temp_objects_named(statement: &str) -> Vec<&'static errkb::TempObjects> {
+    let statement = without_comments(statement).to_ascii_lowercase();
+    errkb::TEMP_OBJECTS
+        .iter()
+        .filter(|objects| objects.names.iter().any(|name| statement.contains(name)))
+        .collect()
 }
 
 /// The temp table a gate statement creates (see `run`), if `statement` is one.
+/// `sql` with its `--` and `/* */` comments left out (those in quotes are
+/// text, and stay).
+fn without_comments(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(at) = rest.find(['\'', '"', '-', '/']) {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let skip = if from.starts_with("--") {
+            from.find('\n').unwrap_or(from.len())
+        } else if let Some(comment) = from.strip_prefix("/*") {
+            comment.find("*/").map_or(from.len(), |end| end + 4)
+        } else if let Some(quote) = from.chars().next().filter(|c| *c == '\'' || *c == '"') {
+            // a quoted text, to its closing quote (a doubled quote inside it
+            // closes and reopens it: the same text)
+            let end = from[1..].find(quote).map_or(from.len(), |end| end + 2);
+            out.push_str(&from[..end]);
+            end
+        } else {
+            out.push_str(&from[..1]);
+            1
+        };
+        rest = &from[skip..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn continue_gate(statement: &str) -> Option<&str> {
     temp_table_query(statement)
         .map(|(table, _)| table)
@@ -149,7 +183,8 @@ pub struct Repeated {
 struct Step {
     sql: String,
     temp_table: Option<TempTable>,
-    names_kb_learn: bool,
+    /// The TEMP objects it names, made before it runs.
+    temp_objects: Vec<&'static errkb::TempObjects>,
 }
 
 struct TempTable {
@@ -185,7 +220,7 @@ impl Repeated {
                     is_gate: continue_gate(&statement).is_some(),
                 });
                 Step {
-                    names_kb_learn: names_kb_learn(&statement),
+                    temp_objects: temp_objects_named(&statement),
                     sql: statement,
                     temp_table,
                 }
@@ -203,8 +238,8 @@ impl Repeated {
                 Some(table) if self.created.contains(&table.name) => &table.refill,
                 _ => std::slice::from_ref(&step.sql),
             };
-            if step.names_kb_learn {
-                crate::db::ensure_kb_learn(conn)?;
+            for objects in &step.temp_objects {
+                crate::db::ensure_temp_objects(conn, objects)?;
             }
             for sql in statements {
                 let mut stmt = conn.prepare_cached(sql)?;
@@ -378,6 +413,32 @@ mod tests {
             (2.0 / 3.0 * 1000.0, "666.666666666667"),
         ] {
             assert_eq!(shell_real(x), shell, "{x}");
+        }
+    }
+
+    #[test]
+    fn comments_are_left_out_and_quoted_text_kept() {
+        assert_eq!(
+            without_comments("-- kb_learn\nSELECT '--x', \"a/*b\" /* c\n*/ - 1 / 2; -- end"),
+            "\nSELECT '--x', \"a/*b\"  - 1 / 2; "
+        );
+        assert_eq!(without_comments("SELECT 'it''s -- x' -- y"), "SELECT 'it''s -- x' ");
+        assert_eq!(without_comments("SELECT 1 /* open"), "SELECT 1 ");
+    }
+
+    /// Only the statement that learns makes a TEMP object (`kb_learn`): the
+    /// others would pay for making it on every run.
+    #[test]
+    fn hooks_name_temp_objects_only_where_they_learn() {
+        for hook in crate::hook::HOOKS {
+            for statement in statements(hook.script) {
+                let named: Vec<_> = temp_objects_named(&statement).iter().map(|o| o.last).collect();
+                if statement.contains("INSERT INTO kb_learn") {
+                    assert_eq!(named, ["kb_learn_insert"], "{}", hook.event);
+                } else {
+                    assert!(named.is_empty(), "{}: {statement}", hook.event);
+                }
+            }
         }
     }
 
