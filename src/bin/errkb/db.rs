@@ -8,6 +8,7 @@
 //! `errkb.so` for the sqlite3 shell.
 
 use std::ffi::{c_char, c_int};
+use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -62,8 +63,21 @@ pub enum Access {
 /// A connection to a knowledge base file. It derefs to the rusqlite
 /// connection; on drop it keeps the write-ahead log short (see `Drop`).
 pub struct Database {
-    conn: Connection,
+    conn: ManuallyDrop<Connection>,
     path: PathBuf,
+    /// Whether dropping closes the connection (see `leave_open`).
+    close: bool,
+}
+
+impl Database {
+    /// Keep the log short as a drop does, but leave the connection to the
+    /// end of the process, which follows: a hook's process ends right
+    /// after, and closing would only free what the exit frees (about a
+    /// twentieth of a hook's work). Everything is committed by then; the
+    /// exit releases the locks, as it does for a killed process.
+    pub fn leave_open(mut self) {
+        self.close = false;
+    }
 }
 
 impl Deref for Database {
@@ -98,6 +112,10 @@ impl Drop for Database {
             let _ = self.conn.busy_timeout(CHECKPOINT_WAIT);
             let _ = self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
         }
+        if self.close {
+            // SAFETY: dropped once, here, and never used after.
+            unsafe { ManuallyDrop::drop(&mut self.conn) };
+        }
     }
 }
 
@@ -105,8 +123,9 @@ pub fn open(path: &Path, access: Access) -> Result<Database> {
     let conn = connect(path, access)
         .with_context(|| format!("cannot open database {}{}", path.display(), storage_hint(path)))?;
     Ok(Database {
-        conn,
+        conn: ManuallyDrop::new(conn),
         path: path.to_owned(),
+        close: true,
     })
 }
 

@@ -144,6 +144,7 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
         return start_embed_job(&db_path);
     }
     std::io::stdout().write_all(&out)?;
+    conn.leave_open();
     Ok(())
 }
 

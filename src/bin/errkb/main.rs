@@ -146,6 +146,19 @@ enum ModelAction {
 
 fn main() -> ExitCode {
     private::restrict_process();
+    // `errkb hook <Event>`, as Claude Code runs it, without building the
+    // whole command line's parser (a few percent of a hook's work).
+    if let [_, command, event] = &std::env::args_os().collect::<Vec<_>>()[..] {
+        if let (Some("hook"), Some(event)) = (command.to_str(), event.to_str()) {
+            if !event.starts_with('-') {
+                let db = std::env::var_os("ERRKB_DB")
+                    .filter(|db| !db.is_empty())
+                    .map(PathBuf::from);
+                hook::run(event, db);
+                return ExitCode::SUCCESS;
+            }
+        }
+    }
     let cli = Cli::parse();
     if let Command::Hook { event } = &cli.command {
         // Paths are resolved inside, so that even a missing HOME is logged, not fatal.
