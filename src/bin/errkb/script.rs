@@ -77,11 +77,21 @@ fn prepare_for(conn: &Connection, statement: &str) -> Result<()> {
 /// The TEMP objects a statement uses (named outside its comments: a
 /// comment that mentions one would make it for nothing).
 fn temp_objects_named(statement: &str) -> Vec<&'static errkb::TempObjects> {
-    let statement = without_comments(statement).to_ascii_lowercase();
-    errkb::TEMP_OBJECTS
-        .iter()
-        .filter(|objects| objects.names.iter().any(|name| statement.contains(name)))
-        .collect()
+    let named = |statement: &str| -> Vec<&'static errkb::TempObjects> {
+        let statement = statement.to_ascii_lowercase();
+        errkb::TEMP_OBJECTS
+            .iter()
+            .filter(|objects| objects.names.iter().any(|name| statement.contains(name)))
+            .collect()
+    };
+    // Most statements name none, comments included: then there is nothing
+    // to look at more closely.
+    let anywhere = named(statement);
+    if anywhere.is_empty() {
+        anywhere
+    } else {
+        named(&without_comments(statement))
+    }
 }
 
 /// The temp table a gate statement creates (see `run`), if `statement` is one.
