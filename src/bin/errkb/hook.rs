@@ -148,9 +148,12 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
     Ok(())
 }
 
-/// `errkb embed` as a detached process: its own session, no terminal, no
-/// inherited pipes (Claude Code may kill the hook's process group), and its
-/// errors in the hook log. The job's lock keeps two from running at once.
+/// `errkb embed` as a detached process: its own process group (Claude Code
+/// may kill the hook's), no inherited pipes, and its errors in the hook
+/// log. The job's lock keeps two from running at once. (A process group,
+/// not a session of its own: `setsid` needs code run in the child, which
+/// makes std fork the hook's whole process instead of spawning the job
+/// with `posix_spawn`, a millisecond on the hook's time.)
 fn start_embed_job(db_path: &Path) -> Result<()> {
     use std::os::unix::process::CommandExt;
     let log = crate::private::open_append(&{
@@ -165,14 +168,8 @@ fn start_embed_job(db_path: &Path) -> Result<()> {
         .arg("embed")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(log);
-    // SAFETY: setsid is async-signal-safe; it only detaches the child.
-    unsafe {
-        command.pre_exec(|| {
-            libc::setsid();
-            Ok(())
-        });
-    }
+        .stderr(log)
+        .process_group(0);
     command.spawn().context("cannot start the embedding job")?;
     Ok(())
 }
