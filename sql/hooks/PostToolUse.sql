@@ -89,8 +89,8 @@ WHERE EXISTS (SELECT 1 FROM temp.errkb_continue);
 -- What was done between an error and its fix (SPEC §5.1): the commands
 -- that ran (not the ones that only looked around: ls, cat, git status …,
 -- nor retries of the failing one) and the edits, in order.
--- Both are computed once (MATERIALIZED), however often the branches below
--- look at them.
+-- Both are computed once (MATERIALIZED), however often what follows
+-- looks at them.
 CREATE TEMP TABLE learned AS
 WITH current AS (SELECT max(n) AS n, (SELECT tool FROM temp.payload) AS tool FROM temp.recent),
 related AS MATERIALIZED (
@@ -107,42 +107,40 @@ SELECT n, tool, line, file, edit,
                                            'git status', 'git diff', 'git log', 'git show', 'git branch') AS is_command,
        tool IN ('Edit', 'NotebookEdit') AND edit IS NOT NULL AS is_edit
 FROM temp.recent WHERE type = 'tool_use'),
--- the latest error this success is related to
-target AS (SELECT max(error_n) AS n FROM related, current WHERE success_n = current.n)
+-- What this success resolves, each with where its fix ends: `until`, the
+-- step of the success; `same`, whether the success is this call (of the
+-- error's own tool: then its tool is part of the sequence, and its
+-- command, a retry, is not one of the commands in between).
+resolved AS (
 -- same tool: the latest error of this tool that this success is related
--- to; the tools used since (at most 5)
-SELECT e.id AS event_id, e.error, e.error_raw, e.signature, e.headline, 'success_after_error' AS kind,
-       (SELECT json_group_array(tool) FROM
-          (SELECT tool FROM temp.recent r WHERE r.n > e.n ORDER BY r.n LIMIT 5)) AS tool_sequence,
-       (SELECT file FROM temp.recent r WHERE r.n > e.n AND r.file IS NOT NULL ORDER BY r.n DESC LIMIT 1) AS file,
-       (SELECT json_group_array(line) FROM (SELECT line FROM steps s WHERE s.n > e.n AND s.n < current.n
-          AND s.is_command AND s.line IS NOT substr(trim(p.command), 1, 200) ORDER BY s.n LIMIT 5)) AS commands,
-       (SELECT json_group_array(json_object('file', file, 'before', json_extract(edit, '$.before'),
-                                            'after', json_extract(edit, '$.after')))
-          FROM (SELECT file, edit FROM steps s WHERE s.n > e.n AND s.n <= current.n AND s.is_edit
-                ORDER BY s.n LIMIT 3)) AS edits
-FROM temp.recent e, current, temp.payload AS p
-WHERE e.n = (SELECT n FROM target)
-  AND coalesce(e.error, '') <> '' AND e.id NOT IN (SELECT event_id FROM resolved_errors)
+-- to (none: a row with a NULL error, which joins nothing)
+SELECT max(error_n) AS error_n, current.n AS until, 1 AS same FROM related, current WHERE success_n = current.n
 UNION ALL
 -- cross tool: an error of another tool, later followed by a related
--- success of its own tool, with this tool used in between; the tools in
--- between
-SELECT e.id, e.error, e.error_raw, e.signature, e.headline, 'cross_tool_resolution',
-       (SELECT json_group_array(tool) FROM
-          (SELECT tool FROM temp.recent r WHERE r.n > e.n AND r.n < s.n ORDER BY r.n LIMIT 5)),
-       (SELECT file FROM temp.recent r WHERE r.n > e.n AND r.n < s.n AND r.file IS NOT NULL ORDER BY r.n DESC LIMIT 1),
-       (SELECT json_group_array(line) FROM (SELECT line FROM steps st WHERE st.n > e.n AND st.n < s.n
-          AND st.is_command ORDER BY st.n LIMIT 5)),
-       (SELECT json_group_array(json_object('file', file, 'before', json_extract(edit, '$.before'),
-                                            'after', json_extract(edit, '$.after')))
-          FROM (SELECT file, edit FROM steps st WHERE st.n > e.n AND st.n < s.n AND st.is_edit
-                ORDER BY st.n LIMIT 3))
+-- success of its own tool, with this tool used in between
+SELECT e.n, s.n, 0
 FROM temp.recent e, current
 JOIN temp.recent s ON s.n = (SELECT min(success_n) FROM related WHERE error_n = e.n)
 WHERE e.type = 'tool_error' AND e.tool IS NOT current.tool
-  AND EXISTS (SELECT 1 FROM temp.recent m WHERE m.n > e.n AND m.n < s.n AND m.tool = current.tool)
-  AND coalesce(e.error, '') <> '' AND e.id NOT IN (SELECT event_id FROM resolved_errors);
+  AND EXISTS (SELECT 1 FROM temp.recent m WHERE m.n > e.n AND m.n < s.n AND m.tool = current.tool))
+-- each with the tools used since the error (at most 5), the file last
+-- touched, the commands run and the edits made
+SELECT e.id AS event_id, e.error, e.error_raw, e.signature, e.headline,
+       CASE WHEN r.same THEN 'success_after_error' ELSE 'cross_tool_resolution' END AS kind,
+       (SELECT json_group_array(tool) FROM
+          (SELECT tool FROM temp.recent x WHERE x.n > e.n AND x.n < r.until + r.same ORDER BY x.n LIMIT 5)) AS tool_sequence,
+       (SELECT file FROM temp.recent x WHERE x.n > e.n AND x.n < r.until + r.same AND x.file IS NOT NULL
+        ORDER BY x.n DESC LIMIT 1) AS file,
+       (SELECT json_group_array(line) FROM (SELECT line FROM steps s WHERE s.n > e.n AND s.n < r.until AND s.is_command
+          AND (NOT r.same OR s.line IS NOT (SELECT substr(trim(command), 1, 200) FROM temp.payload))
+          ORDER BY s.n LIMIT 5)) AS commands,
+       (SELECT json_group_array(json_object('file', file, 'before', json_extract(edit, '$.before'),
+                                            'after', json_extract(edit, '$.after')))
+          FROM (SELECT file, edit FROM steps s WHERE s.n > e.n AND s.n < r.until + r.same AND s.is_edit
+                ORDER BY s.n LIMIT 3)) AS edits
+FROM resolved AS r JOIN temp.recent AS e ON e.n = r.error_n
+WHERE coalesce(e.error, '') <> '' AND e.id NOT IN (SELECT event_id FROM resolved_errors)
+ORDER BY r.same DESC, e.n;
 
 -- Nothing to learn after all (the window's unlearned errors are not this
 -- success's): the runner stops here too (a gate); what follows would
