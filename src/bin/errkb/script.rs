@@ -74,53 +74,13 @@ fn prepare_for(conn: &Connection, statement: &str) -> Result<()> {
     Ok(())
 }
 
-/// The TEMP objects a statement uses (named outside its comments: a
-/// comment that mentions one would make it for nothing).
+/// The TEMP objects a statement (without comments, see `statements`) names.
 fn temp_objects_named(statement: &str) -> Vec<&'static errkb::TempObjects> {
-    let named = |statement: &str| -> Vec<&'static errkb::TempObjects> {
-        let statement = statement.to_ascii_lowercase();
-        errkb::TEMP_OBJECTS
-            .iter()
-            .filter(|objects| objects.names.iter().any(|name| statement.contains(name)))
-            .collect()
-    };
-    // Most statements name none, comments included: then there is nothing
-    // to look at more closely.
-    let anywhere = named(statement);
-    if anywhere.is_empty() {
-        anywhere
-    } else {
-        named(&without_comments(statement))
-    }
-}
-
-/// The temp table a gate statement creates (see `run`), if `statement` is one.
-/// `sql` with its `--` and `/* */` comments left out (those in quotes are
-/// text, and stay).
-fn without_comments(sql: &str) -> String {
-    let mut out = String::with_capacity(sql.len());
-    let mut rest = sql;
-    while let Some(at) = rest.find(['\'', '"', '-', '/']) {
-        let (before, from) = rest.split_at(at);
-        out.push_str(before);
-        let skip = if from.starts_with("--") {
-            from.find('\n').unwrap_or(from.len())
-        } else if let Some(comment) = from.strip_prefix("/*") {
-            comment.find("*/").map_or(from.len(), |end| end + 4)
-        } else if let Some(quote) = from.chars().next().filter(|c| *c == '\'' || *c == '"') {
-            // a quoted text, to its closing quote (a doubled quote inside it
-            // closes and reopens it: the same text)
-            let end = from[1..].find(quote).map_or(from.len(), |end| end + 2);
-            out.push_str(&from[..end]);
-            end
-        } else {
-            out.push_str(&from[..1]);
-            1
-        };
-        rest = &from[skip..];
-    }
-    out.push_str(rest);
-    out
+    let statement = statement.to_ascii_lowercase();
+    errkb::TEMP_OBJECTS
+        .iter()
+        .filter(|objects| objects.names.iter().any(|name| statement.contains(name)))
+        .collect()
 }
 
 fn continue_gate(statement: &str) -> Option<&str> {
@@ -149,24 +109,68 @@ fn bind(stmt: &mut rusqlite::Statement<'_>, params: &Params) -> Result<()> {
     Ok(())
 }
 
-/// The statements of a script, as text, split where SQLite says a
-/// statement is complete (as the sqlite3 shell splits its input).
+/// The statements of `sql`, in order and without their comments, split
+/// where SQLite says one ends (`sqlite3_complete`: a `;` in quotes, in a
+/// comment or inside a trigger's body ends none). One pass over the text;
+/// SQLite is asked only at a `;` outside quotes and comments of a
+/// statement that names a trigger.
 pub fn statements(sql: &str) -> Vec<String> {
+    let bytes = sql.as_bytes();
     let mut out = Vec::new();
-    let mut start = 0;
-    for (at, _) in sql.match_indices(';') {
-        let piece = &sql[start..=at];
-        let Ok(text) = std::ffi::CString::new(piece) else {
-            continue;
+    let mut current = String::new();
+    // `current` as a C string for sqlite3_complete, reused
+    let mut terminated: Vec<u8> = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let rest = &bytes[at..];
+        let taken = match rest[0] {
+            b'-' if rest.starts_with(b"--") => {
+                // to the end of the line; the line break stays
+                rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len())
+            }
+            b'/' if rest.starts_with(b"/*") => {
+                // a space, so that the words around it stay apart
+                current.push(' ');
+                rest[2..].windows(2).position(|w| w == b"*/").map_or(rest.len(), |end| end + 4)
+            }
+            quote @ (b'\'' | b'"' | b'`' | b'[') => {
+                // to its closing quote (a doubled quote closes and reopens it)
+                let close = if quote == b'[' { b']' } else { quote };
+                let end = rest[1..].iter().position(|&b| b == close).map_or(rest.len(), |end| end + 2);
+                current.push_str(&sql[at..at + end]);
+                end
+            }
+            b';' => {
+                current.push(';');
+                // Only a trigger's body holds a `;` that ends nothing: SQLite
+                // is asked about a statement that names one.
+                let complete = !current.to_ascii_lowercase().contains("trigger") || {
+                    terminated.clear();
+                    terminated.extend_from_slice(current.as_bytes());
+                    terminated.push(0);
+                    // SAFETY: sqlite3_complete only reads the NUL-terminated bytes.
+                    unsafe { rusqlite::ffi::sqlite3_complete(terminated.as_ptr().cast()) != 0 }
+                };
+                if complete {
+                    out.push(current.trim().to_owned());
+                    current.clear();
+                }
+                1
+            }
+            _ => {
+                // up to the next byte that may start a quote, a comment or an end
+                let end = rest[1..]
+                    .iter()
+                    .position(|b| matches!(b, b'-' | b'/' | b'\'' | b'"' | b'`' | b'[' | b';'))
+                    .map_or(rest.len(), |end| end + 1);
+                current.push_str(&sql[at..at + end]);
+                end
+            }
         };
-        // SAFETY: sqlite3_complete only reads the NUL-terminated string.
-        if unsafe { rusqlite::ffi::sqlite3_complete(text.as_ptr()) } != 0 {
-            out.push(piece.trim().to_owned());
-            start = at + 1;
-        }
+        at += taken;
     }
-    if !sql[start..].trim().is_empty() {
-        out.push(sql[start..].trim().to_owned());
+    if !current.trim().is_empty() {
+        out.push(current.trim().to_owned());
     }
     out
 }
@@ -429,11 +433,12 @@ mod tests {
     #[test]
     fn comments_are_left_out_and_quoted_text_kept() {
         assert_eq!(
-            without_comments("-- kb_learn\nSELECT '--x', \"a/*b\" /* c\n*/ - 1 / 2; -- end"),
-            "\nSELECT '--x', \"a/*b\"  - 1 / 2; "
+            statements("-- kb_learn;\nSELECT '--x;', \"a/*b\" /* c;\n*/ - 1 / 2, [x;y]; -- end;"),
+            vec!["SELECT '--x;', \"a/*b\"   - 1 / 2, [x;y];"]
         );
-        assert_eq!(without_comments("SELECT 'it''s -- x' -- y"), "SELECT 'it''s -- x' ");
-        assert_eq!(without_comments("SELECT 1 /* open"), "SELECT 1 ");
+        assert_eq!(statements("SELECT 'it''s -- x' -- y"), vec!["SELECT 'it''s -- x'"]);
+        assert_eq!(statements("SELECT 1 /* open; "), vec!["SELECT 1"]);
+        assert_eq!(statements("SELECT 'open; "), vec!["SELECT 'open;"]);
     }
 
     /// Only the statement that learns makes a TEMP object (`kb_learn`): the
@@ -454,13 +459,16 @@ mod tests {
 
     #[test]
     fn statements_split_where_sqlite_says_they_end() {
-        let sql = "-- a; comment\nSELECT 'a;b';\nCREATE TEMP TABLE t AS\nSELECT 1; SELECT 2";
+        let sql = "-- a; comment\nSELECT 'a;b';\nCREATE TEMP TABLE t AS\nSELECT 1; SELECT 2;\n\
+                   CREATE TRIGGER g AFTER INSERT ON t BEGIN SELECT 3; SELECT 4; END; SELECT 5";
         assert_eq!(
             statements(sql),
             vec![
-                "-- a; comment\nSELECT 'a;b';",
+                "SELECT 'a;b';",
                 "CREATE TEMP TABLE t AS\nSELECT 1;",
-                "SELECT 2"
+                "SELECT 2;",
+                "CREATE TRIGGER g AFTER INSERT ON t BEGIN SELECT 3; SELECT 4; END;",
+                "SELECT 5"
             ]
         );
     }
