@@ -14,6 +14,7 @@ pub mod normalize;
 pub mod paths_in_text;
 pub mod redact;
 pub mod resolution;
+mod resolves;
 mod search;
 pub mod signature;
 pub mod similarity;
@@ -29,6 +30,7 @@ use sqlite_loadable::{define_scalar_function, define_table_function, Error, Resu
 
 use embed_batch::EmbedBatchTable;
 use functions::{guarded, SCALAR_FUNCTIONS};
+use resolves::KbResolvesTable;
 use search::KbSearchTable;
 
 extern "C" {
@@ -132,6 +134,7 @@ fn register(db: *mut sqlite3, pz_err_msg: *mut *mut c_char, p_api: *mut sqlite3_
         define_scalar_function(db, f.name, f.n_args, guarded(f.name, f.func), f.flags)?;
     }
     define_table_function::<KbSearchTable>(db, "kb_search", None)?;
+    define_table_function::<KbResolvesTable>(db, "kb_resolves", None)?;
     define_table_function::<EmbedBatchTable>(db, "embed_batch", None)?;
     Ok(())
 }

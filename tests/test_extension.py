@@ -1,7 +1,9 @@
 """The SQL surface of the extension, through the stock sqlite3 shell."""
+import json
+
 import pytest
 
-from conftest import EXTENSION, SQL, sqlite, sqlite_value
+from conftest import EXTENSION, SQL, connection, runner, sqlite, sqlite_value
 
 ERRKB_FUNCTIONS = {
     "embed/1", "errkb_set_model/1", "errkb_prepare_model/1",
@@ -31,7 +33,33 @@ def test_load_adds_exactly_these_functions():
 def test_load_adds_exactly_these_modules():
     query = "SELECT name FROM pragma_module_list"
     added = listing(query, load=True) - listing(query, load=False)
-    assert added == {"kb_search", "embed_batch", "vec0", "vec_each"}
+    assert added == {"kb_search", "kb_resolves", "embed_batch", "vec0", "vec_each"}
+
+
+def test_kb_resolves_shows_what_a_success_teaches(tmp_path):
+    """A failing `python3 app.py`, an `ls`, an install, the retry that
+    works: the retry resolves the error, and the install is its fix."""
+    db = tmp_path / "kb.db"
+    runner("--db", str(db), "init", check=True)
+    steps = [("tool_error", {"tool": "Bash", "error": "ModuleNotFoundError: No module named <STR>",
+                             "subject": "python3 app.py"}),
+             ("tool_use", {"tool": "Bash", "meta": {"subject": "ls", "line": "ls"}}),
+             ("tool_use", {"tool": "Bash", "meta": {"subject": "pip install", "line": "pip install yaml"}}),
+             ("tool_use", {"tool": "Bash", "meta": {"subject": "python3 app.py", "line": "python3 app.py"}})]
+    with connection(db) as conn:
+        conn.executemany("INSERT INTO events (type, ts, session_id, project, project_path, data) "
+                         "VALUES (?, ?, 's', 'app', '/w/app', ?)",
+                         [(kind, f"2026-01-01T00:00:0{i}.000Z", json.dumps(data)) for i, (kind, data) in enumerate(steps)])
+    query = "SELECT event_id, kind, tool_sequence, commands FROM kb_resolves('s', NULL, 'Bash', 'python3 app.py')"
+    assert sqlite(db, query).stdout == '1|success_after_error|["Bash","Bash","Bash"]|["pip install yaml"]\n'
+    # the session is needed; the agent, the tool and the command may be left out
+    assert sqlite(db, "SELECT count(*) FROM kb_resolves('s')").stdout == "1\n"
+    assert sqlite(db, "SELECT count(*) FROM kb_resolves('other')").stdout == "0\n"
+    assert "no query solution" in sqlite(db, "SELECT * FROM kb_resolves", check=False).stderr
+    # learned already: nothing more to teach
+    with connection(db) as conn:
+        conn.execute("INSERT INTO resolved_errors (event_id, error_kb_id, ts) VALUES (1, NULL, 'now')")
+    assert sqlite(db, "SELECT count(*) FROM kb_resolves('s')").stdout == "0\n"
 
 
 @pytest.mark.parametrize(

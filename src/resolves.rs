@@ -1,0 +1,498 @@
+//! `kb_resolves(session_id, agent_id, tool, command)`: the errors a
+//! successful tool call resolves, each with the fix it makes (SPEC §5,
+//! §5.1). PostToolUse learns each row it gives; by hand it shows what a
+//! success would teach.
+//!
+//! The window is the agent's last 50 tool steps of the session (the main
+//! thread and each subagent are separate streams: one agent's success is
+//! not another's fix), the success being the last of them. An error is
+//! resolved by a later success that is related to it: the same tool, and
+//! for Bash the same subject (an `ls` after a failing `python3 app.py` is
+//! not its fix, `python app.py` is), for file tools the same file; an
+//! error stored by an older version has neither, and any success of its
+//! tool counts. Two kinds:
+//!
+//! - `success_after_error`: this success, and the latest error of its tool
+//!   it is related to;
+//! - `cross_tool_resolution`: an error of another tool, later followed by a
+//!   related success of its own tool, with this call's tool used in
+//!   between.
+//!
+//! The fix made in between: the tools used (at most 5), the file last
+//! touched, the commands run (not the ones that only look around, `ls`,
+//! `git status` …, nor the retry itself; at most 5) and the edits made (at
+//! most 3). An error already learned (`resolved_errors`) or without a key
+//! gives nothing. When no error of the window is unlearned, nothing more
+//! is read: most successes teach nothing.
+//!
+//! Read-only, and never raises: a failure reads as "nothing to learn".
+
+use std::ffi::c_int;
+
+use serde_json::{json, Value as Json};
+use sqlite_loadable::prelude::*;
+use sqlite_loadable::table::{BestIndexError, ConstraintOperator, IndexInfo, VTab, VTabArguments, VTabCursor};
+use sqlite_loadable::{api, Result};
+
+use crate::sqlite::{Statement, Value};
+
+/// The steps of a stream that a fix is looked for in.
+const WINDOW: i64 = 50;
+const MAX_TOOLS: usize = 5;
+const MAX_COMMANDS: usize = 5;
+const MAX_EDITS: usize = 3;
+
+/// Commands that only look around: never part of a fix.
+const LOOKING_AROUND: &[&str] = &[
+    "ls", "cat", "pwd", "echo", "head", "tail", "less", "grep", "rg", "find", "which", "type", "file", "wc", "tree",
+    "stat", "env", "printenv", "git status", "git diff", "git log", "git show", "git branch",
+];
+
+/// One step of the stream, as the hooks stored it.
+#[derive(Debug, Default, Clone)]
+pub struct Step {
+    pub event_id: i64,
+    pub is_error: bool,
+    pub tool: Option<String>,
+    /// Errors: the key, the text as printed, the signature, the headline.
+    pub error: Option<String>,
+    pub error_raw: Option<String>,
+    pub signature: Option<String>,
+    pub headline: Option<String>,
+    /// What the call acted on: a Bash command's subject, a file.
+    pub subject: Option<String>,
+    pub file: Option<String>,
+    /// Successes: a Bash command's line, an edit's before → after.
+    pub line: Option<String>,
+    pub edit: Option<Json>,
+}
+
+impl Step {
+    /// A step from an event's `data` (a `tool_use` or `tool_error` event).
+    pub fn from_event(event_id: i64, is_error: bool, data: &str) -> Step {
+        let data: Json = serde_json::from_str(data).unwrap_or(Json::Null);
+        let text = |path: &[&str]| -> Option<String> {
+            let mut v = &data;
+            for key in path {
+                v = v.get(key)?;
+            }
+            match v {
+                Json::Null => None,
+                Json::String(s) => Some(s.clone()),
+                other => Some(other.to_string()),
+            }
+        };
+        Step {
+            event_id,
+            is_error,
+            tool: text(&["tool"]),
+            error: text(&["error"]),
+            error_raw: text(&["errorRaw"]),
+            signature: text(&["signature"]),
+            headline: text(&["headline"]),
+            subject: text(&["meta", "subject"]).or_else(|| text(&["subject"])),
+            file: text(&["meta", "file"]).or_else(|| text(&["file"])),
+            line: text(&["meta", "line"]),
+            edit: data.get("meta").and_then(|m| m.get("edit")).filter(|e| !e.is_null()).cloned(),
+        }
+    }
+
+    fn is_command(&self) -> bool {
+        !self.is_error
+            && self.tool.as_deref() == Some("Bash")
+            && self.line.is_some()
+            && !LOOKING_AROUND.contains(&self.subject.as_deref().unwrap_or(""))
+    }
+
+    fn is_edit(&self) -> bool {
+        !self.is_error && matches!(self.tool.as_deref(), Some("Edit" | "NotebookEdit")) && self.edit.is_some()
+    }
+}
+
+/// What a success resolves: one error, and the fix made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolution {
+    pub event_id: i64,
+    pub error: Option<String>,
+    pub error_raw: Option<String>,
+    pub signature: Option<String>,
+    pub headline: Option<String>,
+    pub kind: &'static str,
+    /// JSON arrays: the tools used, the commands run, the edits made.
+    pub tool_sequence: String,
+    pub file: Option<String>,
+    pub commands: String,
+    pub edits: String,
+}
+
+/// Whether success `s` is related to error `e` (SPEC §5.1).
+fn related(e: &Step, s: &Step) -> bool {
+    e.is_error
+        && !s.is_error
+        && e.tool.is_some()
+        && e.tool == s.tool
+        && (e.subject.is_none() || e.subject == s.subject)
+        && (e.file.is_none() || e.tool.as_deref() == Some("Bash") || e.file == s.file)
+}
+
+/// What the last step of `stream` (oldest first), a success of `tool`
+/// whose command was `command`, resolves among its errors for which
+/// `unlearned` holds.
+pub fn resolutions(
+    stream: &[Step],
+    tool: Option<&str>,
+    command: Option<&str>,
+    unlearned: impl Fn(&Step) -> bool,
+) -> Vec<Resolution> {
+    let Some(current) = stream.len().checked_sub(1) else {
+        return Vec::new();
+    };
+    // (error, where its fix ends, whether the success is this call)
+    let mut resolved: Vec<(usize, usize, bool)> = Vec::new();
+    if let Some(e) = (0..current).rev().find(|&e| related(&stream[e], &stream[current])) {
+        resolved.push((e, current, true));
+    }
+    for (e, error) in stream.iter().enumerate() {
+        if !error.is_error || error.tool.as_deref() == tool && tool.is_some() {
+            continue;
+        }
+        let Some(s) = (e + 1..stream.len()).find(|&s| related(error, &stream[s])) else {
+            continue;
+        };
+        if (e + 1..s).any(|m| tool.is_some() && stream[m].tool.as_deref() == tool) {
+            resolved.push((e, s, false));
+        }
+    }
+    // The retry's own line is not a command of its fix (SQLite's trim():
+    // spaces; the stored line is cut to 200 characters).
+    let retry: Option<String> = command.map(|c| c.trim_matches(' ').chars().take(200).collect());
+    resolved
+        .into_iter()
+        .filter(|&(e, _, _)| stream[e].error.as_deref().is_some_and(|k| !k.is_empty()) && unlearned(&stream[e]))
+        .map(|(e, until, same)| {
+            let error = &stream[e];
+            // the steps of the fix: those after the error, up to the
+            // success (included when it is this call)
+            let end = if same { until + 1 } else { until };
+            let between = &stream[e + 1..end];
+            let tools: Vec<Option<&str>> = between.iter().take(MAX_TOOLS).map(|s| s.tool.as_deref()).collect();
+            let file = between.iter().rev().find_map(|s| s.file.clone());
+            let commands: Vec<&str> = stream[e + 1..until]
+                .iter()
+                .filter(|s| s.is_command() && (!same || s.line != retry))
+                .take(MAX_COMMANDS)
+                .filter_map(|s| s.line.as_deref())
+                .collect();
+            let edits: Vec<Json> = between
+                .iter()
+                .filter(|s| s.is_edit())
+                .take(MAX_EDITS)
+                .map(|s| {
+                    let side = |key: &str| s.edit.as_ref().and_then(|e| e.get(key)).cloned().unwrap_or(Json::Null);
+                    json!({"file": s.file, "before": side("before"), "after": side("after")})
+                })
+                .collect();
+            Resolution {
+                event_id: error.event_id,
+                error: error.error.clone(),
+                error_raw: error.error_raw.clone(),
+                signature: error.signature.clone(),
+                headline: error.headline.clone(),
+                kind: if same { "success_after_error" } else { "cross_tool_resolution" },
+                tool_sequence: json!(tools).to_string(),
+                file,
+                commands: json!(commands).to_string(),
+                edits: Json::Array(edits).to_string(),
+            }
+        })
+        .collect()
+}
+
+/// The agent's window of the session, oldest first, and which of its
+/// errors are learned already: what `resolutions` needs, read from `db`.
+fn read_window(db: *mut sqlite3, session_id: &str, agent_id: Option<&str>) -> std::result::Result<Vec<Step>, String> {
+    let mut events = Statement::prepare(
+        db,
+        "SELECT id, type = 'tool_error', data FROM main.events \
+         WHERE session_id = ?1 AND type IN ('tool_use', 'tool_error') \
+           AND coalesce(data ->> '$.agentId', '') = ?2 \
+         ORDER BY ts DESC, id DESC LIMIT ?3",
+    )?;
+    events.bind_text(1, session_id)?;
+    events.bind_text(2, agent_id.unwrap_or(""))?;
+    events.bind_int64(3, WINDOW)?;
+    let mut stream = Vec::new();
+    while events.step()? {
+        let (Value::Integer(id), Value::Integer(is_error)) = (events.column(0), events.column(1)) else {
+            continue;
+        };
+        let data = events.column(2);
+        stream.push(Step::from_event(id, is_error != 0, data.as_text().unwrap_or("{}")));
+    }
+    stream.reverse();
+    Ok(stream)
+}
+
+fn learned_already(db: *mut sqlite3, stream: &[Step]) -> std::result::Result<Vec<i64>, String> {
+    let mut learned = Vec::new();
+    let mut lookup = Statement::prepare(db, "SELECT 1 FROM main.resolved_errors WHERE event_id = ?1")?;
+    for step in stream.iter().filter(|s| s.is_error) {
+        lookup.reset()?;
+        lookup.bind_int64(1, step.event_id)?;
+        if lookup.step()? {
+            learned.push(step.event_id);
+        }
+    }
+    Ok(learned)
+}
+
+fn find(
+    db: *mut sqlite3,
+    session_id: &str,
+    agent_id: Option<&str>,
+    tool: Option<&str>,
+    command: Option<&str>,
+) -> std::result::Result<Vec<Resolution>, String> {
+    let stream = read_window(db, session_id, agent_id)?;
+    let learned = learned_already(db, &stream)?;
+    if !stream.iter().any(|s| s.is_error && !learned.contains(&s.event_id)) {
+        return Ok(Vec::new());
+    }
+    Ok(resolutions(&stream, tool, command, |e| !learned.contains(&e.event_id)))
+}
+
+// ---- the table-valued function -------------------------------------------
+
+const TABLE_SCHEMA: &str = "CREATE TABLE x(event_id, error, error_raw, signature, headline, kind, tool_sequence, \
+     file, commands, edits, session_id HIDDEN, agent_id HIDDEN, tool HIDDEN, command HIDDEN)";
+/// The first hidden column: the arguments (session_id, agent_id, tool,
+/// command), in order; all but the session's may be left out.
+const FIRST_ARGUMENT: c_int = 10;
+const ARGUMENTS: c_int = 4;
+
+#[repr(C)]
+pub struct KbResolvesTable {
+    /// Must come first: SQLite sees this struct as a `sqlite3_vtab`.
+    base: sqlite3_vtab,
+    db: *mut sqlite3,
+}
+
+impl<'vtab> VTab<'vtab> for KbResolvesTable {
+    type Aux = ();
+    type Cursor = KbResolvesCursor;
+
+    fn connect(db: *mut sqlite3, _aux: Option<&()>, _args: VTabArguments) -> Result<(String, Self)> {
+        // SAFETY: an all-zero sqlite3_vtab is its documented initial state.
+        let base = unsafe { std::mem::zeroed() };
+        Ok((TABLE_SCHEMA.to_owned(), KbResolvesTable { base, db }))
+    }
+
+    fn best_index(&self, mut info: IndexInfo) -> std::result::Result<(), BestIndexError> {
+        // The arguments given (the session's is needed), passed to xFilter
+        // in their order; idxNum says which they are.
+        let argument_of = |column: c_int| {
+            let argument = column - FIRST_ARGUMENT;
+            (0..ARGUMENTS).contains(&argument).then_some(argument)
+        };
+        let mut given: c_int = 0;
+        for constraint in info.constraints() {
+            if let Some(argument) = argument_of(constraint.column_idx()) {
+                if constraint.op() == Some(ConstraintOperator::EQ) {
+                    if !constraint.usable() {
+                        return Err(BestIndexError::Constraint);
+                    }
+                    given |= 1 << argument;
+                }
+            }
+        }
+        if given & 1 == 0 {
+            return Err(BestIndexError::Constraint);
+        }
+        for mut constraint in info.constraints() {
+            if let Some(argument) = argument_of(constraint.column_idx()) {
+                if constraint.op() == Some(ConstraintOperator::EQ) {
+                    let before = (given & ((1 << argument) - 1)).count_ones() as c_int;
+                    constraint.set_argv_index(before + 1);
+                    constraint.set_omit(true);
+                }
+            }
+        }
+        info.set_idxnum(given);
+        info.set_estimated_cost(1.0);
+        info.set_estimated_rows(1);
+        Ok(())
+    }
+
+    fn open(&'vtab mut self) -> Result<KbResolvesCursor> {
+        // SAFETY: as in connect.
+        let base = unsafe { std::mem::zeroed() };
+        Ok(KbResolvesCursor {
+            base,
+            db: self.db,
+            rows: Vec::new(),
+            at: 0,
+        })
+    }
+}
+
+#[repr(C)]
+pub struct KbResolvesCursor {
+    /// Must come first: SQLite sees this struct as a `sqlite3_vtab_cursor`.
+    base: sqlite3_vtab_cursor,
+    db: *mut sqlite3,
+    rows: Vec<Resolution>,
+    at: usize,
+}
+
+impl VTabCursor for KbResolvesCursor {
+    fn filter(&mut self, idx_num: c_int, _idx_str: Option<&str>, values: &[*mut sqlite3_value]) -> Result<()> {
+        self.rows.clear();
+        self.at = 0;
+        // argument i, when given, is value number (the given ones before it)
+        let argument = |i: c_int| {
+            let given = idx_num & (1 << i) != 0;
+            let position = (idx_num & ((1 << i) - 1)).count_ones() as usize;
+            given
+                .then(|| values.get(position))
+                .flatten()
+                .and_then(crate::sqlite::value_bytes)
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+        };
+        let (session_id, agent_id, tool, command) = (argument(0), argument(1), argument(2), argument(3));
+        if let Some(session_id) = session_id {
+            let db = self.db;
+            // A panic here would abort the host process: contain it, and
+            // answer "nothing to learn", as for any other failure.
+            self.rows = std::panic::catch_unwind(|| {
+                find(db, &session_id, agent_id.as_deref(), tool.as_deref(), command.as_deref()).unwrap_or_default()
+            })
+            .unwrap_or_default();
+        }
+        Ok(())
+    }
+
+    fn next(&mut self) -> Result<()> {
+        self.at += 1;
+        Ok(())
+    }
+
+    fn eof(&self) -> bool {
+        self.at >= self.rows.len()
+    }
+
+    fn column(&self, ctx: *mut sqlite3_context, i: c_int) -> Result<()> {
+        let Some(row) = self.rows.get(self.at) else { return Ok(()) };
+        let text = |value: Option<&str>| -> Result<()> {
+            match value {
+                Some(text) => api::result_text(ctx, text)?,
+                None => api::result_null(ctx),
+            }
+            Ok(())
+        };
+        match i {
+            0 => api::result_int64(ctx, row.event_id),
+            1 => text(row.error.as_deref())?,
+            2 => text(row.error_raw.as_deref())?,
+            3 => text(row.signature.as_deref())?,
+            4 => text(row.headline.as_deref())?,
+            5 => text(Some(row.kind))?,
+            6 => text(Some(&row.tool_sequence))?,
+            7 => text(row.file.as_deref())?,
+            8 => text(Some(&row.commands))?,
+            9 => text(Some(&row.edits))?,
+            _ => api::result_null(ctx),
+        }
+        Ok(())
+    }
+
+    fn rowid(&self) -> Result<i64> {
+        Ok(self.at as i64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(id: i64, tool: &str, subject: Option<&str>, file: Option<&str>) -> Step {
+        Step {
+            event_id: id,
+            is_error: true,
+            tool: Some(tool.into()),
+            error: Some(format!("error {id}")),
+            subject: subject.map(Into::into),
+            file: file.map(Into::into),
+            ..Step::default()
+        }
+    }
+
+    fn bash(id: i64, line: &str) -> Step {
+        let subject = line.split(' ').next().map(Into::into);
+        Step {
+            event_id: id,
+            tool: Some("Bash".into()),
+            subject,
+            line: Some(line.into()),
+            ..Step::default()
+        }
+    }
+
+    fn edit(id: i64, file: &str, before: &str, after: &str) -> Step {
+        Step {
+            event_id: id,
+            tool: Some("Edit".into()),
+            file: Some(file.into()),
+            edit: Some(json!({"before": before, "after": after})),
+            ..Step::default()
+        }
+    }
+
+    #[test]
+    fn a_retry_resolves_its_error_with_what_ran_in_between() {
+        let stream = [
+            error(1, "Bash", Some("python3"), None),
+            bash(2, "ls"),
+            bash(3, "pip install yaml"),
+            edit(4, "/w/app.py", "import yml", "import yaml"),
+            bash(5, "python3 app.py"),
+        ];
+        let found = resolutions(&stream, Some("Bash"), Some("python3 app.py"), |_| true);
+        assert_eq!(found.len(), 1);
+        let r = &found[0];
+        assert_eq!((r.event_id, r.kind), (1, "success_after_error"));
+        assert_eq!(r.tool_sequence, r#"["Bash","Bash","Edit","Bash"]"#);
+        assert_eq!(r.commands, r#"["pip install yaml"]"#);
+        assert_eq!(r.edits, r#"[{"file":"/w/app.py","before":"import yml","after":"import yaml"}]"#);
+        assert_eq!(r.file.as_deref(), Some("/w/app.py"));
+    }
+
+    #[test]
+    fn an_unrelated_success_resolves_nothing() {
+        let stream = [error(1, "Bash", Some("python3"), None), bash(2, "ls")];
+        assert!(resolutions(&stream, Some("Bash"), Some("ls"), |_| true).is_empty());
+        // nor a success of a learned error, nor of one without a key
+        let stream = [error(1, "Bash", Some("ls"), None), bash(2, "ls")];
+        assert!(resolutions(&stream, Some("Bash"), Some("ls"), |_| false).is_empty());
+        let mut keyless = error(1, "Bash", Some("ls"), None);
+        keyless.error = Some(String::new());
+        assert!(resolutions(&[keyless, bash(2, "ls")], Some("Bash"), Some("ls"), |_| true).is_empty());
+    }
+
+    #[test]
+    fn another_tools_error_is_resolved_across_tools() {
+        // Edit of a file fails, Bash runs, the Edit of that file succeeds,
+        // and now Bash succeeds: the Edit error was resolved with Bash in between.
+        let stream = [
+            error(1, "Edit", None, Some("/w/a.js")),
+            bash(2, "npm install"),
+            edit(3, "/w/a.js", "a", "b"),
+            bash(4, "npm test"),
+        ];
+        let found = resolutions(&stream, Some("Bash"), Some("npm test"), |_| true);
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].event_id, found[0].kind), (1, "cross_tool_resolution"));
+        assert_eq!(found[0].tool_sequence, r#"["Bash"]"#);
+        assert_eq!(found[0].commands, r#"["npm install"]"#);
+        assert_eq!(found[0].edits, "[]");
+    }
+}
