@@ -44,8 +44,29 @@ const MAX_EDITS: usize = 3;
 
 /// Commands that only look around: never part of a fix.
 const LOOKING_AROUND: &[&str] = &[
-    "ls", "cat", "pwd", "echo", "head", "tail", "less", "grep", "rg", "find", "which", "type", "file", "wc", "tree",
-    "stat", "env", "printenv", "git status", "git diff", "git log", "git show", "git branch",
+    "ls",
+    "cat",
+    "pwd",
+    "echo",
+    "head",
+    "tail",
+    "less",
+    "grep",
+    "rg",
+    "find",
+    "which",
+    "type",
+    "file",
+    "wc",
+    "tree",
+    "stat",
+    "env",
+    "printenv",
+    "git status",
+    "git diff",
+    "git log",
+    "git show",
+    "git branch",
 ];
 
 /// One step of the stream, as the hooks stored it.
@@ -93,7 +114,11 @@ impl Step {
             subject: text(&["meta", "subject"]).or_else(|| text(&["subject"])),
             file: text(&["meta", "file"]).or_else(|| text(&["file"])),
             line: text(&["meta", "line"]),
-            edit: data.get("meta").and_then(|m| m.get("edit")).filter(|e| !e.is_null()).cloned(),
+            edit: data
+                .get("meta")
+                .and_then(|m| m.get("edit"))
+                .filter(|e| !e.is_null())
+                .cloned(),
         }
     }
 
@@ -198,7 +223,11 @@ pub fn resolutions(
                 error_raw: error.error_raw.clone(),
                 signature: error.signature.clone(),
                 headline: error.headline.clone(),
-                kind: if same { "success_after_error" } else { "cross_tool_resolution" },
+                kind: if same {
+                    "success_after_error"
+                } else {
+                    "cross_tool_resolution"
+                },
                 tool_sequence: json!(tools).to_string(),
                 file,
                 commands: json!(commands).to_string(),
@@ -364,7 +393,14 @@ impl VTabCursor for KbResolvesCursor {
             // A panic here would abort the host process: contain it, and
             // answer "nothing to learn", as for any other failure.
             self.rows = std::panic::catch_unwind(|| {
-                find(db, &session_id, agent_id.as_deref(), tool.as_deref(), command.as_deref()).unwrap_or_default()
+                find(
+                    db,
+                    &session_id,
+                    agent_id.as_deref(),
+                    tool.as_deref(),
+                    command.as_deref(),
+                )
+                .unwrap_or_default()
             })
             .unwrap_or_default();
         }
@@ -381,7 +417,9 @@ impl VTabCursor for KbResolvesCursor {
     }
 
     fn column(&self, ctx: *mut sqlite3_context, i: c_int) -> Result<()> {
-        let Some(row) = self.rows.get(self.at) else { return Ok(()) };
+        let Some(row) = self.rows.get(self.at) else {
+            return Ok(());
+        };
         let text = |value: Option<&str>| -> Result<()> {
             match value {
                 Some(text) => api::result_text(ctx, text)?,
@@ -462,7 +500,10 @@ mod tests {
         assert_eq!((r.event_id, r.kind), (1, "success_after_error"));
         assert_eq!(r.tool_sequence, r#"["Bash","Bash","Edit","Bash"]"#);
         assert_eq!(r.commands, r#"["pip install yaml"]"#);
-        assert_eq!(r.edits, r#"[{"file":"/w/app.py","before":"import yml","after":"import yaml"}]"#);
+        assert_eq!(
+            r.edits,
+            r#"[{"file":"/w/app.py","before":"import yml","after":"import yaml"}]"#
+        );
         assert_eq!(r.file.as_deref(), Some("/w/app.py"));
     }
 

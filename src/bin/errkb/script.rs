@@ -32,12 +32,19 @@ impl Params {
 ///
 /// One convention saves work: a statement `CREATE TEMP TABLE
 /// errkb_continue AS <query>` is a gate, and when its query gives no row
-/// the rest of the script is not run. A script must be written so that its
+/// the rest of the script is not run (the runner only asks the query; it
+/// does not make the table, which nothing reads). A script must be written so that its
 /// rest then does nothing (the sqlite3 shell, which knows no gates, runs it
 /// and must get the same result); the runner only skips compiling it,
 /// which is most of a short script's time.
 pub fn run(conn: &Connection, sql: &str, params: &Params, out: &mut impl Write) -> Result<()> {
     for piece in statements(sql) {
+        if let Some(question) = gate_question(&piece) {
+            if !gate_open(conn, &question, params)? {
+                break;
+            }
+            continue;
+        }
         prepare_for(conn, &piece)?;
         let mut batch = Batch::new(conn, &piece);
         while let Some(mut stmt) = batch.next()? {
@@ -54,11 +61,6 @@ pub fn run(conn: &Connection, sql: &str, params: &Params, out: &mut impl Write) 
                 if columns > 0 {
                     out.write_all(b"\n")?;
                 }
-            }
-        }
-        if let Some(gate) = continue_gate(&piece) {
-            if !gate_open(conn, gate)? {
-                break;
             }
         }
     }
@@ -83,16 +85,22 @@ fn temp_objects_named(statement: &str) -> Vec<&'static errkb::TempObjects> {
         .collect()
 }
 
-fn continue_gate(statement: &str) -> Option<&str> {
+/// What the runner asks of a gate (`CREATE TEMP TABLE errkb_continue AS
+/// <query>`): whether its query gives a row. The table itself is not made
+/// (nothing reads it; the sqlite3 shell makes it, to no effect).
+fn gate_question(statement: &str) -> Option<String> {
     temp_table_query(statement)
-        .map(|(table, _)| table)
-        .filter(|table| table.starts_with("errkb_continue"))
+        .filter(|(table, _)| table.starts_with("errkb_continue"))
+        .map(|(_, query)| format!("SELECT EXISTS ({query})"))
 }
 
-/// Whether the gate table has a row: the script goes on.
-fn gate_open(conn: &Connection, table: &str) -> Result<bool> {
-    let mut stmt = conn.prepare_cached(&format!("SELECT EXISTS (SELECT 1 FROM temp.{table})"))?;
-    Ok(stmt.query_row([], |r| r.get(0))?)
+/// Whether the gate's query gives a row: the script goes on.
+fn gate_open(conn: &Connection, question: &str, params: &Params) -> Result<bool> {
+    let mut stmt = conn.prepare_cached(question)?;
+    bind(&mut stmt, params)?;
+    let mut rows = stmt.raw_query();
+    let open = rows.next()?.is_some_and(|row| row.get::<_, bool>(0).unwrap_or(false));
+    Ok(open)
 }
 
 /// Bind the statement's named parameters from `params` (NULL when absent).
@@ -131,12 +139,18 @@ pub fn statements(sql: &str) -> Vec<String> {
             b'/' if rest.starts_with(b"/*") => {
                 // a space, so that the words around it stay apart
                 current.push(' ');
-                rest[2..].windows(2).position(|w| w == b"*/").map_or(rest.len(), |end| end + 4)
+                rest[2..]
+                    .windows(2)
+                    .position(|w| w == b"*/")
+                    .map_or(rest.len(), |end| end + 4)
             }
             quote @ (b'\'' | b'"' | b'`' | b'[') => {
                 // to its closing quote (a doubled quote closes and reopens it)
                 let close = if quote == b'[' { b']' } else { quote };
-                let end = rest[1..].iter().position(|&b| b == close).map_or(rest.len(), |end| end + 2);
+                let end = rest[1..]
+                    .iter()
+                    .position(|&b| b == close)
+                    .map_or(rest.len(), |end| end + 2);
                 current.push_str(&sql[at..at + end]);
                 end
             }
@@ -197,6 +211,8 @@ pub struct Repeated {
 struct Step {
     sql: String,
     temp_table: Option<TempTable>,
+    /// A gate's question, asked instead of making its table (see `run`).
+    gate: Option<String>,
     /// The TEMP objects it names, made before it runs.
     temp_objects: Vec<&'static errkb::TempObjects>,
 }
@@ -204,7 +220,6 @@ struct Step {
 struct TempTable {
     name: String,
     refill: [String; 2],
-    is_gate: bool,
 }
 
 impl Repeated {
@@ -225,15 +240,18 @@ impl Repeated {
         let steps = statements(&sql)
             .into_iter()
             .map(|statement| {
-                let temp_table = temp_table_query(&statement).map(|(name, query)| TempTable {
-                    name: name.to_owned(),
-                    refill: [
-                        format!("DELETE FROM temp.{name}"),
-                        format!("INSERT INTO temp.{name} {query}"),
-                    ],
-                    is_gate: continue_gate(&statement).is_some(),
-                });
+                let gate = gate_question(&statement);
+                let temp_table = temp_table_query(&statement)
+                    .filter(|_| gate.is_none())
+                    .map(|(name, query)| TempTable {
+                        name: name.to_owned(),
+                        refill: [
+                            format!("DELETE FROM temp.{name}"),
+                            format!("INSERT INTO temp.{name} {query}"),
+                        ],
+                    });
                 Step {
+                    gate,
                     temp_objects: temp_objects_named(&statement),
                     sql: statement,
                     temp_table,
@@ -248,6 +266,12 @@ impl Repeated {
 
     pub fn run(&mut self, conn: &Connection, params: &Params) -> Result<()> {
         for step in &self.steps {
+            if let Some(question) = &step.gate {
+                if !gate_open(conn, question, params)? {
+                    break;
+                }
+                continue;
+            }
             let statements: &[String] = match &step.temp_table {
                 Some(table) if self.created.contains(&table.name) => &table.refill,
                 _ => std::slice::from_ref(&step.sql),
@@ -263,9 +287,6 @@ impl Repeated {
             }
             if let Some(table) = &step.temp_table {
                 self.created.insert(table.name.clone());
-                if table.is_gate && !gate_open(conn, &table.name)? {
-                    break;
-                }
             }
         }
         Ok(())
