@@ -23,25 +23,28 @@ ORDER BY times DESC, last_seen DESC;
 CREATE TEMP VIEW IF NOT EXISTS kb_unresolved_errors AS
 SELECT error, times, sessions, tools, last_seen FROM kb_frequent_errors WHERE NOT has_fix;
 
--- Fixes the agent was told about, most often first.
+-- Fixes the agent was told about, most often first. A failure's advice
+-- names the fix (errorKbId); earlier versions noted it in a separate
+-- 'kb_hit' event, and their 'advice' events name none: each is counted once.
 CREATE TEMP VIEW IF NOT EXISTS kb_reused_fixes AS
 SELECT kb.id, kb.error_normalized AS error, kb.resolution,
        count(*) AS times_advised,
        group_concat(DISTINCT json_extract(h.data, '$.stage')) AS stages,
        max(h.ts) AS last_advised
 FROM events AS h JOIN error_kb AS kb ON kb.id = json_extract(h.data, '$.errorKbId')
-WHERE h.type = 'kb_hit'
+WHERE h.type IN ('advice', 'kb_hit')
 GROUP BY kb.id
 ORDER BY times_advised DESC;
 
--- Per day: tool failures, how many got advice, and the ratio.
+-- Per day: tool failures, how many got advice, and the ratio (advice on
+-- a failure names its fix, as above).
 CREATE TEMP VIEW IF NOT EXISTS kb_advice_hit_rate AS
-SELECT substr(ts, 1, 10) AS day,
-       sum(type = 'tool_error') AS failures,
-       sum(type = 'kb_hit') AS advised,
-       round(1.0 * sum(type = 'kb_hit') / max(sum(type = 'tool_error'), 1), 3) AS hit_rate
-FROM events
-WHERE type IN ('tool_error', 'kb_hit')
-GROUP BY day
+SELECT day, failures, advised, round(1.0 * advised / max(failures, 1), 3) AS hit_rate
+FROM (SELECT substr(ts, 1, 10) AS day,
+             sum(type = 'tool_error') AS failures,
+             sum(type = 'kb_hit' OR type = 'advice' AND json_extract(data, '$.errorKbId') IS NOT NULL) AS advised
+      FROM events
+      WHERE type IN ('tool_error', 'kb_hit', 'advice')
+      GROUP BY day)
 ORDER BY day DESC;
 

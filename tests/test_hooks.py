@@ -55,7 +55,7 @@ def test_an_error_then_success_is_learned_once_and_advised_later(home):
     assert db_rows(home, "SELECT use_count FROM error_kb") == [(2,)]  # the hit, counted once
     assert db_rows(home, "SELECT type, session_id, project FROM events ORDER BY id") == [
         ("tool_error", "s1", "app"), ("tool_use", "s1", "app"), ("tool_use", "s1", "app"),
-        ("tool_use", "s1", "app"), ("tool_error", "s2", "app"), ("kb_hit", "s2", "app"), ("advice", "s2", "app")]
+        ("tool_use", "s1", "app"), ("tool_error", "s2", "app"), ("advice", "s2", "app")]
 
     # The history views answer the usual questions: in the sqlite3 shell
     # with the extension, in one that cannot load it (as Apple's) after
@@ -257,7 +257,7 @@ def test_an_interrupt_is_neither_learned_nor_advised(home):
     failed = hook(home, "PostToolUseFailure", json.dumps({**body, "is_interrupt": False}))
     assert context(failed, "PostToolUseFailure").startswith(ADVICE_HEAD)
     assert db_rows(home, "SELECT type FROM events WHERE session_id = 's5' ORDER BY id") == [
-        ("tool_interrupt",), ("tool_error",), ("kb_hit",), ("advice",)]
+        ("tool_interrupt",), ("tool_error",), ("advice",)]
     # "Interrupted by user", then the same command succeeds: nothing learned
     hook(home, "PostToolUseFailure", json.dumps({**body, "session_id": "s6", "is_interrupt": True,
                                                  "error": "Interrupted by user"}))

@@ -70,8 +70,8 @@ def test_a_database_of_the_javascript_system_works_as_is(tmp_path):
     proc = runner("hook", "PostToolUseFailure", stdin=json.dumps(payload), env={"HOME": str(home)})
     assert "- 해결 방법: success_after_error: Write" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     with connection(db) as conn:
-        # its event, ours, the advice (kb_hit) and the note that it was given
-        assert conn.execute("SELECT count(*) FROM events").fetchone() == (4,)
+        # its event, ours, and the advice given
+        assert conn.execute("SELECT count(*) FROM events").fetchone() == (3,)
         assert conn.execute("SELECT use_count FROM error_kb").fetchone() == (2,)
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)  # upgraded in place, tables unchanged
         # The upgrade gave the row its signature and its fix a counted row
@@ -127,3 +127,25 @@ def test_a_version_8_database_loses_what_every_hook_paid_for(tmp_path):
            "--resolution", "add the target", check=True)
     with connection(db) as conn:
         assert conn.execute("SELECT count(*) FROM kb_fixes").fetchone() == (1,)
+
+
+def test_advice_noted_by_an_earlier_version_counts_once(tmp_path):
+    """Earlier versions noted a failure's advice twice: a 'kb_hit' event
+    naming the fix, and an 'advice' event naming none; now one 'advice'
+    event names it. The history views count each advice once."""
+    db = tmp_path / "kb.db"
+    runner("--db", str(db), "record", "--error", "make: *** No rule to make target 'x'.",
+           "--resolution", "add the target", check=True)
+    with connection(db) as conn:
+        conn.executescript("""
+            INSERT INTO events (type, ts, session_id, project, project_path, data) VALUES
+              ('tool_error', '2026-01-01T00:00:00.000Z', 'old', 'app', '/w', '{"tool":"Bash"}'),
+              ('kb_hit', '2026-01-01T00:00:01.000Z', 'old', 'app', '/w', '{"errorKbId":1,"stage":"exact"}'),
+              ('advice', '2026-01-01T00:00:01.000Z', 'old', 'app', '/w', '{"tool":"Bash","key":"fix:1"}'),
+              ('tool_error', '2026-01-01T00:00:02.000Z', 'new', 'app', '/w', '{"tool":"Bash"}'),
+              ('advice', '2026-01-01T00:00:03.000Z', 'new', 'app', '/w',
+               '{"tool":"Bash","key":"fix:1","errorKbId":1,"stage":"prefix"}'),
+              ('advice', '2026-01-01T00:00:04.000Z', 'new', 'app', '/w', '{"tool":"Read","key":"file:/w/a"}');
+        """)
+    assert sqlite(db, "SELECT times_advised, stages FROM kb_reused_fixes").stdout == "2|exact,prefix\n"
+    assert sqlite(db, "SELECT failures, advised, hit_rate FROM kb_advice_hit_rate").stdout == "2|2|1.0\n"

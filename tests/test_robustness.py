@@ -82,7 +82,7 @@ def test_advice_given_is_not_a_step_of_the_next_fix(tmp_path):
     hook = lambda event, body: runner("hook", event, stdin=body, env=env)  # noqa: E731
     hook("PostToolUseFailure", payload("one", "Bash", {"command": "python3 app.py"}, error, "PostToolUseFailure"))
     hook("PostToolUse", payload("one", "Bash", {"command": "python3 app.py"}))
-    # session two: advice is given (a kb_hit event), then an edit and the retry
+    # session two: advice is given (an advice event), then an edit and the retry
     told = hook("PostToolUseFailure", payload("two", "Bash", {"command": "python3 app.py"}, error + " ",
                                               "PostToolUseFailure"))
     assert "[Reflexion 에러 KB]" in told.stdout
@@ -91,7 +91,7 @@ def test_advice_given_is_not_a_step_of_the_next_fix(tmp_path):
     with connection(tmp_path / ".reflexion" / "data" / "reflexion.db") as conn:
         kinds = [k for (k,) in conn.execute("SELECT type FROM events WHERE session_id = 'two' ORDER BY id")]
         (sequence,) = conn.execute("SELECT tool_sequence FROM error_kb").fetchone()
-    assert "kb_hit" in kinds
+    assert "advice" in kinds
     assert json.loads(sequence) == ["Edit", "Bash"]
 
 

@@ -64,8 +64,9 @@ WHERE 'fix:' || id NOT IN (
 -- here (a gate: see script.rs); what follows does nothing without a hit.
 CREATE TEMP TABLE errkb_continue AS SELECT 1 FROM temp.hit;
 
--- 3. Count the use, once, and note the advice (for the kb_advice_hit_rate
--- view): both or neither.
+-- 3. Count the use, once, and note the advice: the fix told (by its key,
+-- so that this agent is told it once) and how it was found, for the
+-- kb_reused_fixes and kb_advice_hit_rate views. All or nothing.
 SAVEPOINT advise;
 UPDATE error_kb SET use_count = use_count + 1, last_used = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE id IN (SELECT id FROM temp.hit);
@@ -73,14 +74,9 @@ UPDATE kb_fixes SET use_count = use_count + 1, last_used = strftime('%Y-%m-%dT%H
 WHERE id IN (SELECT fix_id FROM temp.hit);
 
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
-SELECT 1, 'kb_hit', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_basename(p.cwd), p.cwd,
-       json_object('errorKbId', h.id, 'fixId', h.fix_id, 'stage', h.stage, 'distance', h.distance)
-FROM temp.hit AS h, temp.payload AS p;
-
--- what this agent was told, so that it is told once
-INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'advice', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_basename(p.cwd), p.cwd,
-       json_object('tool', p.tool, 'key', 'fix:' || h.id, 'agentId', p.agent_id, 'toolUseId', p.tool_use_id)
+       json_object('tool', p.tool, 'key', 'fix:' || h.id, 'agentId', p.agent_id, 'toolUseId', p.tool_use_id,
+                   'errorKbId', h.id, 'fixId', h.fix_id, 'stage', h.stage, 'distance', h.distance)
 FROM temp.hit AS h, temp.payload AS p;
 RELEASE advise;
 
