@@ -314,6 +314,27 @@ fn may_hold_token(text: &str) -> bool {
     false
 }
 
+/// The pairs of adjacent bytes a text holds: a literal of two bytes or
+/// more can be in it only if its first two are.
+struct BytePairs(Box<[u64; 1024]>);
+
+impl BytePairs {
+    fn of(bytes: &[u8]) -> BytePairs {
+        let mut bits = Box::new([0u64; 1024]);
+        for pair in bytes.windows(2) {
+            let i = usize::from(pair[0]) << 8 | usize::from(pair[1]);
+            bits[i / 64] |= 1 << (i % 64);
+        }
+        BytePairs(bits)
+    }
+
+    /// Whether the text may hold `literal` (of two bytes or more).
+    fn holds(&self, literal: &[u8]) -> bool {
+        let i = usize::from(literal[0]) << 8 | usize::from(literal[1]);
+        self.0[i / 64] & (1 << (i % 64)) != 0
+    }
+}
+
 pub fn redact_secrets(text: &str) -> Cow<'_, str> {
     let lower = text.to_ascii_lowercase();
     let mut out = Cow::Borrowed(text);
@@ -321,14 +342,19 @@ pub fn redact_secrets(text: &str) -> Cow<'_, str> {
         out = replace(out, &PRIVATE_KEY, |_| REDACTED.to_owned());
     }
     if may_hold_token(text) {
-        // a SIMD substring search per literal: for the texts hooks see,
-        // cheaper than building a multi-pattern automaton in each process
-        // Literals are exact and case-sensitive, as the patterns are, so
-        // "unregister" does not compile the pattern of New Relic's NRAK-.
+        // a SIMD substring search per literal whose first two bytes the
+        // text holds: for the texts hooks see, cheaper than building a
+        // multi-pattern automaton in each process, and most literals are
+        // ruled out without a search. Literals are exact and
+        // case-sensitive, as the patterns are, so "unregister" does not
+        // compile the pattern of New Relic's NRAK-.
+        let pairs = BytePairs::of(text.as_bytes());
         let rules = TOKEN_RULES
             .iter()
             .enumerate()
-            .filter(|(_, (literal, _))| memchr::memmem::find(text.as_bytes(), literal.as_bytes()).is_some())
+            .filter(|(_, (literal, _))| {
+                pairs.holds(literal.as_bytes()) && memchr::memmem::find(text.as_bytes(), literal.as_bytes()).is_some()
+            })
             .map(|(i, _)| i);
         for rule in rules {
             out = replace(out, token_rule(rule), |c| {
@@ -1039,6 +1065,16 @@ mod tests {
         ] {
             assert_eq!(redact_secrets(text), text, "{text}");
         }
+    }
+
+    #[test]
+    fn every_token_literal_has_the_two_bytes_its_filter_looks_for() {
+        for (literal, _) in TOKEN_RULES {
+            assert!(literal.len() >= 2, "{literal}");
+            let text = format!("a {literal} b");
+            assert!(BytePairs::of(text.as_bytes()).holds(literal.as_bytes()), "{literal}");
+        }
+        assert!(!BytePairs::of(b"unregister").holds(b"NRAK-"));
     }
 
     #[test]
