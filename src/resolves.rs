@@ -1,11 +1,12 @@
-//! `kb_resolves(session_id, agent_id, tool, command)`: the errors a
-//! successful tool call resolves, each with the fix it makes (SPEC §5,
-//! §5.1). PostToolUse learns each row it gives; by hand it shows what a
-//! success would teach.
+//! `kb_resolves(session_id, agent_id)`: the errors a successful tool call
+//! resolves, each with the fix it makes (SPEC §5, §5.1). PostToolUse
+//! stores its call, then learns each row this gives; by hand it shows what
+//! the session's last success taught.
 //!
 //! The window is the agent's last 50 tool steps of the session (the main
 //! thread and each subagent are separate streams: one agent's success is
-//! not another's fix), the success being the last of them. An error is
+//! not another's fix), the success being the last of them: its tool, and
+//! its command line (the retry, for Bash), are the stored ones. An error is
 //! resolved by a later success that is related to it: the same tool, and
 //! for Bash the same subject (an `ls` after a failing `python3 app.py` is
 //! not its fix, `python app.py` is), for file tools the same file; an
@@ -22,8 +23,7 @@
 //! touched, the commands run (not the ones that only look around, `ls`,
 //! `git status` …, nor the retry itself; at most 5) and the edits made (at
 //! most 3). An error already learned (`resolved_errors`) or without a key
-//! gives nothing. When no error of the window is unlearned, nothing more
-//! is read: most successes teach nothing.
+//! gives nothing.
 //!
 //! Read-only, and never raises: a failure reads as "nothing to learn".
 
@@ -160,25 +160,20 @@ fn related(e: &Step, s: &Step) -> bool {
         && (e.file.is_none() || e.tool.as_deref() == Some("Bash") || e.file == s.file)
 }
 
-/// What the last step of `stream` (oldest first), a success of `tool`
-/// whose command was `command`, resolves among its errors for which
-/// `unlearned` holds.
-pub fn resolutions(
-    stream: &[Step],
-    tool: Option<&str>,
-    command: Option<&str>,
-    unlearned: impl Fn(&Step) -> bool,
-) -> Vec<Resolution> {
+/// What the last step of `stream` (oldest first), a success, resolves
+/// among the errors for which `unlearned` holds.
+pub fn resolutions(stream: &[Step], unlearned: impl Fn(&Step) -> bool) -> Vec<Resolution> {
     let Some(current) = stream.len().checked_sub(1) else {
         return Vec::new();
     };
+    let tool = stream[current].tool.as_deref();
     // (error, where its fix ends, whether the success is this call)
     let mut resolved: Vec<(usize, usize, bool)> = Vec::new();
     if let Some(e) = (0..current).rev().find(|&e| related(&stream[e], &stream[current])) {
         resolved.push((e, current, true));
     }
     for (e, error) in stream.iter().enumerate() {
-        if !error.is_error || error.tool.as_deref() == tool && tool.is_some() {
+        if !error.is_error || (tool.is_some() && error.tool.as_deref() == tool) {
             continue;
         }
         let Some(s) = (e + 1..stream.len()).find(|&s| related(error, &stream[s])) else {
@@ -188,9 +183,8 @@ pub fn resolutions(
             resolved.push((e, s, false));
         }
     }
-    // The retry's own line is not a command of its fix (SQLite's trim():
-    // spaces; the stored line is cut to 200 characters).
-    let retry: Option<String> = command.map(|c| c.trim_matches(' ').chars().take(200).collect());
+    // The retry's own line is not a command of its fix.
+    let retry = &stream[current].line;
     resolved
         .into_iter()
         .filter(|&(e, _, _)| stream[e].error.as_deref().is_some_and(|k| !k.is_empty()) && unlearned(&stream[e]))
@@ -204,7 +198,7 @@ pub fn resolutions(
             let file = between.iter().rev().find_map(|s| s.file.clone());
             let commands: Vec<&str> = stream[e + 1..until]
                 .iter()
-                .filter(|s| s.is_command() && (!same || s.line != retry))
+                .filter(|s| s.is_command() && (!same || s.line != *retry))
                 .take(MAX_COMMANDS)
                 .filter_map(|s| s.line.as_deref())
                 .collect();
@@ -237,8 +231,7 @@ pub fn resolutions(
         .collect()
 }
 
-/// The agent's window of the session, oldest first, and which of its
-/// errors are learned already: what `resolutions` needs, read from `db`.
+/// The agent's window of the session, oldest first.
 fn read_window(db: *mut sqlite3, session_id: &str, agent_id: Option<&str>) -> std::result::Result<Vec<Step>, String> {
     let mut events = Statement::prepare(
         db,
@@ -262,6 +255,7 @@ fn read_window(db: *mut sqlite3, session_id: &str, agent_id: Option<&str>) -> st
     Ok(stream)
 }
 
+/// The stream's errors that are learned already.
 fn learned_already(db: *mut sqlite3, stream: &[Step]) -> std::result::Result<Vec<i64>, String> {
     let mut learned = Vec::new();
     let mut lookup = Statement::prepare(db, "SELECT 1 FROM main.resolved_errors WHERE event_id = ?1")?;
@@ -275,29 +269,20 @@ fn learned_already(db: *mut sqlite3, stream: &[Step]) -> std::result::Result<Vec
     Ok(learned)
 }
 
-fn find(
-    db: *mut sqlite3,
-    session_id: &str,
-    agent_id: Option<&str>,
-    tool: Option<&str>,
-    command: Option<&str>,
-) -> std::result::Result<Vec<Resolution>, String> {
+fn find(db: *mut sqlite3, session_id: &str, agent_id: Option<&str>) -> std::result::Result<Vec<Resolution>, String> {
     let stream = read_window(db, session_id, agent_id)?;
     let learned = learned_already(db, &stream)?;
-    if !stream.iter().any(|s| s.is_error && !learned.contains(&s.event_id)) {
-        return Ok(Vec::new());
-    }
-    Ok(resolutions(&stream, tool, command, |e| !learned.contains(&e.event_id)))
+    Ok(resolutions(&stream, |e| !learned.contains(&e.event_id)))
 }
 
 // ---- the table-valued function -------------------------------------------
 
 const TABLE_SCHEMA: &str = "CREATE TABLE x(event_id, error, error_raw, signature, headline, kind, tool_sequence, \
-     file, commands, edits, session_id HIDDEN, agent_id HIDDEN, tool HIDDEN, command HIDDEN)";
-/// The first hidden column: the arguments (session_id, agent_id, tool,
-/// command), in order; all but the session's may be left out.
+     file, commands, edits, session_id HIDDEN, agent_id HIDDEN)";
+/// The first hidden column: the arguments (session_id, agent_id), in
+/// order; the agent's may be left out (the main thread).
 const FIRST_ARGUMENT: c_int = 10;
-const ARGUMENTS: c_int = 4;
+const ARGUMENTS: c_int = 2;
 
 #[repr(C)]
 pub struct KbResolvesTable {
@@ -387,22 +372,13 @@ impl VTabCursor for KbResolvesCursor {
                 .and_then(crate::sqlite::value_bytes)
                 .map(|b| String::from_utf8_lossy(b).into_owned())
         };
-        let (session_id, agent_id, tool, command) = (argument(0), argument(1), argument(2), argument(3));
+        let (session_id, agent_id) = (argument(0), argument(1));
         if let Some(session_id) = session_id {
             let db = self.db;
             // A panic here would abort the host process: contain it, and
             // answer "nothing to learn", as for any other failure.
-            self.rows = std::panic::catch_unwind(|| {
-                find(
-                    db,
-                    &session_id,
-                    agent_id.as_deref(),
-                    tool.as_deref(),
-                    command.as_deref(),
-                )
-                .unwrap_or_default()
-            })
-            .unwrap_or_default();
+            self.rows = std::panic::catch_unwind(|| find(db, &session_id, agent_id.as_deref()).unwrap_or_default())
+                .unwrap_or_default();
         }
         Ok(())
     }
@@ -494,7 +470,7 @@ mod tests {
             edit(4, "/w/app.py", "import yml", "import yaml"),
             bash(5, "python3 app.py"),
         ];
-        let found = resolutions(&stream, Some("Bash"), Some("python3 app.py"), |_| true);
+        let found = resolutions(&stream, |_| true);
         assert_eq!(found.len(), 1);
         let r = &found[0];
         assert_eq!((r.event_id, r.kind), (1, "success_after_error"));
@@ -510,13 +486,13 @@ mod tests {
     #[test]
     fn an_unrelated_success_resolves_nothing() {
         let stream = [error(1, "Bash", Some("python3"), None), bash(2, "ls")];
-        assert!(resolutions(&stream, Some("Bash"), Some("ls"), |_| true).is_empty());
+        assert!(resolutions(&stream, |_| true).is_empty());
         // nor a success of a learned error, nor of one without a key
         let stream = [error(1, "Bash", Some("ls"), None), bash(2, "ls")];
-        assert!(resolutions(&stream, Some("Bash"), Some("ls"), |_| false).is_empty());
+        assert!(resolutions(&stream, |_| false).is_empty());
         let mut keyless = error(1, "Bash", Some("ls"), None);
         keyless.error = Some(String::new());
-        assert!(resolutions(&[keyless, bash(2, "ls")], Some("Bash"), Some("ls"), |_| true).is_empty());
+        assert!(resolutions(&[keyless, bash(2, "ls")], |_| true).is_empty());
     }
 
     #[test]
@@ -529,7 +505,7 @@ mod tests {
             edit(3, "/w/a.js", "a", "b"),
             bash(4, "npm test"),
         ];
-        let found = resolutions(&stream, Some("Bash"), Some("npm test"), |_| true);
+        let found = resolutions(&stream, |_| true);
         assert_eq!(found.len(), 1);
         assert_eq!((found[0].event_id, found[0].kind), (1, "cross_tool_resolution"));
         assert_eq!(found[0].tool_sequence, r#"["Bash"]"#);

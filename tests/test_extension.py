@@ -50,9 +50,9 @@ def test_kb_resolves_shows_what_a_success_teaches(tmp_path):
         conn.executemany("INSERT INTO events (type, ts, session_id, project, project_path, data) "
                          "VALUES (?, ?, 's', 'app', '/w/app', ?)",
                          [(kind, f"2026-01-01T00:00:0{i}.000Z", json.dumps(data)) for i, (kind, data) in enumerate(steps)])
-    query = "SELECT event_id, kind, tool_sequence, commands FROM kb_resolves('s', NULL, 'Bash', 'python3 app.py')"
+    query = "SELECT event_id, kind, tool_sequence, commands FROM kb_resolves('s', NULL)"
     assert sqlite(db, query).stdout == '1|success_after_error|["Bash","Bash","Bash"]|["pip install yaml"]\n'
-    # the session is needed; the agent, the tool and the command may be left out
+    # the session is needed; the agent may be left out (the main thread)
     assert sqlite(db, "SELECT count(*) FROM kb_resolves('s')").stdout == "1\n"
     assert sqlite(db, "SELECT count(*) FROM kb_resolves('other')").stdout == "0\n"
     assert "no query solution" in sqlite(db, "SELECT * FROM kb_resolves", check=False).stderr

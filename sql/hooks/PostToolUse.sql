@@ -56,7 +56,7 @@ FROM temp.payload;
 -- with the commands run and the edits made before the success. An error
 -- is learned at most once.
 CREATE TEMP TABLE learned AS
-SELECT r.* FROM temp.payload AS p, kb_resolves(p.session_id, p.agent_id, p.tool, p.command) AS r;
+SELECT r.* FROM temp.payload AS p, kb_resolves(p.session_id, p.agent_id) AS r;
 
 -- Most successes teach nothing: then the runner stops here (a gate: see
 -- script.rs), and what follows does nothing anyway (the sqlite3 shell

@@ -139,12 +139,12 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
         log_failure(event, &format!("search stage skipped: {failure}"));
     }
     result?;
+    conn.leave_open();
     if event == "SessionEnd" {
         // Embed in a process of their own whatever needs it, and return now.
         return start_embed_job(&db_path);
     }
     std::io::stdout().write_all(&out)?;
-    conn.leave_open();
     Ok(())
 }
 

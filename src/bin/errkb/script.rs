@@ -317,14 +317,10 @@ fn rename_word(text: &str, from: &str, to: &str) -> String {
     out
 }
 
-/// `CREATE TEMP TABLE name AS query` → (name, query), comments before it
-/// allowed.
+/// `CREATE TEMP TABLE name AS query` → (name, query), of a statement
+/// without comments (see `statements`).
 fn temp_table_query(statement: &str) -> Option<(&str, &str)> {
-    let mut rest = statement.trim_start();
-    while let Some(comment) = rest.strip_prefix("--") {
-        rest = comment.split_once('\n').map_or("", |(_, after)| after).trim_start();
-    }
-    let rest = rest.strip_prefix("CREATE TEMP TABLE ")?;
+    let rest = statement.trim_start().strip_prefix("CREATE TEMP TABLE ")?;
     let (name, query) = rest.split_once(char::is_whitespace)?;
     let query = query.trim_start().strip_prefix("AS")?;
     (name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some((name, query.trim_end_matches(';')))
