@@ -497,6 +497,23 @@ HELD_OUT_LOOKALIKES = [
     f"/usr/lib/python3/dist-packages/keyring/backends/SecretService.py:45: UserWarning",
 ]
 
+# Learnt in use: one standard-base64 secret in 64 starts with "/", the first
+# byte of a path. (Written last so the cases above keep their values.)
+SECRETS.extend(placed("base64-secret-starting-with-slash", lambda: "/" + r(B64, 39), [
+    "  config: {{ aws_secret_access_key: '{s}', url: 'postgres://app@db/shop' }}",
+    "export AWS_SECRET_ACCESS_KEY={s}\n$ aws s3 ls\nAn error occurred (SignatureDoesNotMatch)",
+    "{{\"client_secret\": \"{s}\", \"grant_type\": \"client_credentials\"}}",
+]))
+SECRETS.extend(placed("aws-configure-set", lambda: r(B64, 40), [
+    "aws configure set aws_secret_access_key {s} --profile ci\naws: error: argument --profile: expected one argument",
+    "aws configure set default.aws_secret_access_key {s}",
+]))
+LOOKALIKES.extend([
+    "PRIVATE_KEY=/Users/Dev/keys/deploy node sign.js\nError: ENOENT: no such file or directory",
+    "secret: /var/run/secrets/app/db\nError: secret file not readable",
+    "aws configure set region eu-west-1 --profile ci",
+])
+
 
 def main():
     corpus = {"secrets": SECRETS, "lookalikes": LOOKALIKES,

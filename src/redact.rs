@@ -14,7 +14,8 @@
 //!    Sentry-style DSN, webhook URLs, `Authorization:` and cookie values,
 //!    and the forms some programs take (`curl -u user:X`, `mysql -pX`,
 //!    `sshpass -p X`, `docker login -p X`, `redis-cli -a X`, `.netrc`'s
-//!    `password X`, SQL's `PASSWORD 'X'`).
+//!    `password X`, SQL's `PASSWORD 'X'`, `aws configure set
+//!    aws_secret_access_key X`).
 //! 4. **Long options** named for a credential: `--password X`, `--token=X`.
 //! 5. **Labelled values**: `KEY=value`, `key: value`, `"key": "value"`
 //!    where the key names a secret (`password`, `token`, `api_key`,
@@ -250,6 +251,8 @@ static COMMAND_OPTIONS: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?i:\b(?:password|identified\s+by)\s+)('[^'\n]+'|\x22[^\x22\n]+\x22)",
         // .netrc: machine HOST login USER password X (one line or several)
         r"|(?s:\b(?:machine|login|account)\s+\S+\s+password\s+)(\S+)",
+        // aws configure set [profile.]aws_secret_access_key X
+        r"|(?:\baws\s+configure\s+set\s+(?:\S+\.)?(?:aws_secret_access_key|aws_session_token)\s+)(\S+)",
     ))
     .expect("valid pattern")
 });
@@ -276,6 +279,7 @@ const COMMAND_TRIGGERS: &[(&str, &str)] = &[
     ("password '", ""),
     ("password \"", ""),
     ("identified", " by "),
+    ("configure", "aws_s"),
 ];
 const LABEL_TRIGGERS: &[&str] = &[
     "pass", "pwd", "pw", "secret", "token", "key", "auth", "cred", "sig", "salt",
@@ -873,11 +877,30 @@ fn labelled_secret(key: &str, value: &str, quoted: bool, assignment: bool, provi
 }
 
 /// Letters, `_`, `.` and `-` only: an identifier or a word, not a
-/// generated secret (gitleaks' generic-rule allowlist does the same).
+/// generated secret (gitleaks' generic-rule allowlist does the same),
+/// unless its letters' case zigzags as no naming style does: one random
+/// alphanumeric secret of 20 characters in 30 has no digit.
 fn is_word_like(value: &str) -> bool {
     value
         .bytes()
         .all(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'.' | b'-'))
+        && case_zigzags(value.as_bytes()) < 3
+}
+
+/// How often three letters in a row go lower-upper-upper (`aBC`) or
+/// upper-lower-upper (`AbC`). Names do it once or twice
+/// (`getHTTPResponse`, `IsAVeryLongName`); random letters at about one
+/// position in four, so 40 of them do it fewer than three times one time
+/// in 800.
+fn case_zigzags(bytes: &[u8]) -> usize {
+    bytes
+        .windows(3)
+        .filter(|w| {
+            w.iter().all(u8::is_ascii_alphabetic)
+                && w[1].is_ascii_uppercase() != w[0].is_ascii_uppercase()
+                && w[2].is_ascii_uppercase()
+        })
+        .count()
 }
 
 /// Does a value, with no label that makes it certain, look generated or
@@ -928,12 +951,39 @@ fn is_placeholder(value: &str) -> bool {
         || (v.len() > 3 && v.bytes().all(|b| b.is_ascii_uppercase() || b == b'_') && v.contains('_'))
 }
 
+/// A path, not a credential. A standard-base64 secret starts with `/` one
+/// time in 64 (`aws_secret_access_key: '/Sa5ZXwgXeOdGF/Ca4iJ…'`), so a
+/// value written in base64's alphabet alone is a path only when every
+/// component reads as a name.
 fn is_path(value: &str) -> bool {
-    value.starts_with('/')
-        || value.starts_with("~/")
+    if value.starts_with("~/")
         || value.starts_with("./")
         || value.starts_with("../")
         || value.as_bytes().get(1..3) == Some(b":\\")
+    {
+        return true;
+    }
+    if !value.starts_with('/') {
+        return false;
+    }
+    let base64_alphabet = value
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'+' | b'='));
+    !base64_alphabet || value.split('/').all(reads_as_name)
+}
+
+/// A path component as people name them: lower case and digits (`src`,
+/// `v2`), capitalised words (`Users`, `MyProject`, `App2`) or capitals
+/// alone (`T`, `LICENSES`). Generated text has two capitals side by side
+/// somewhere: 40 random base64 characters have none about one time in a
+/// thousand.
+fn reads_as_name(component: &str) -> bool {
+    let b = component.as_bytes();
+    b.iter().all(u8::is_ascii_alphanumeric)
+        && (!b.iter().any(u8::is_ascii_lowercase)
+            || !b
+                .windows(2)
+                .any(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase()))
 }
 
 fn is_url(value: &str) -> bool {
@@ -1062,6 +1112,74 @@ mod tests {
             "Cache key: v1-deps-3f9a8b2c4d5e6f70 not found",
             "password: ********",
             "ValueError: Invalid token: expired",
+        ] {
+            assert_eq!(redact_secrets(text), text, "{text}");
+        }
+    }
+
+    #[test]
+    fn labelled_base64_secrets_go_whatever_they_start_with() {
+        // One standard-base64 secret in 64 starts with `/`, the first byte
+        // of a path; the label decides, not the look of the value.
+        let config = proptest::prelude::ProptestConfig::with_cases(4000);
+        proptest::proptest!(config, |(secret in "/?[A-Za-z0-9+/]{39}")| {
+            for form in [
+                "  config: { aws_secret_access_key: '{s}', region: 'eu-west-1' }",
+                "AWS_SECRET_ACCESS_KEY={s} aws s3 ls",
+                "{\"client_secret\": \"{s}\"}",
+                "aws configure set aws_secret_access_key {s} --secret-key {s}",
+            ] {
+                let text = form.replace("{s}", &secret);
+                let redacted = redact_secrets(&text);
+                for window in secret.as_bytes().windows(8) {
+                    let window = std::str::from_utf8(window).unwrap();
+                    proptest::prop_assert!(!redacted.contains(window), "{} in {}", window, redacted);
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn names_zigzag_less_than_random_letters() {
+        for name in [
+            "getHTTPResponse",
+            "IsAVeryLongName",
+            "XMLHttpRequest",
+            "AbstractSingletonProxyFactoryBean",
+            "UIApplicationDelegate",
+            "ThisIsATest",
+            "useGQLQuery",
+            "Field_required",
+        ] {
+            assert!(case_zigzags(name.as_bytes()) < 3, "{name}");
+        }
+        // 10,000 secrets of 40 random letters (xorshift, fixed seed), as in
+        // `aws_secret_access_key: '…'`: one in 800 is expected to stay
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut letter = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"[(state % 52) as usize]
+        };
+        let kept = (0..10_000)
+            .filter(|_| {
+                let secret: String = (0..40).map(|_| letter() as char).collect();
+                let text = format!("config: {{ aws_secret_access_key: '{secret}' }}");
+                redact_secrets(&text).contains(&secret)
+            })
+            .count();
+        assert!(kept <= 30, "{kept} of 10,000 kept");
+    }
+
+    #[test]
+    fn labelled_paths_stay() {
+        for text in [
+            "SSL_KEY=/etc/ssl/private/server.key",
+            "PRIVATE_KEY=/Users/Dev/keys/deploy",
+            "secret: /var/run/secrets/kubernetes.io/serviceaccount/token",
+            "--token /home/dev/MyProject/token2",
+            "GOOGLE_APPLICATION_CREDENTIALS=/srv/app/creds.json",
         ] {
             assert_eq!(redact_secrets(text), text, "{text}");
         }
