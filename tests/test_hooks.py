@@ -159,6 +159,26 @@ def test_missing_home_still_exits_0_silently(tmp_path):
     assert "HOME is not set" in (tmp_path / "errkb-hooks.log").read_text()  # its trace, in its own folder
 
 
+def test_a_hook_with_its_output_closed_stores_and_damages_nothing(home):
+    """Claude Code gives a hook open pipes; a hook run by hand or by another
+    program may have none. The answer must not land in a file errkb opened
+    in place of standard output."""
+    import subprocess
+    learn_missing_module(home)
+    (home / "payload.json").write_text(
+        payload("s2", "Bash", {"command": "node src/index.js"}, MISSING, "PostToolUseFailure"))
+    proc = subprocess.run(["sh", "-c", f"'{RUNNER}' hook PostToolUseFailure < payload.json >&- 2>&-"],
+                          cwd=home, env={"HOME": str(home), "PATH": "/usr/bin:/bin"}, timeout=60)
+    assert proc.returncode == 0
+    # the failure stored and the advice noted, as with open pipes
+    assert db_rows(home, "SELECT count(*) FROM events WHERE session_id = 's2' AND type IN ('tool_error', 'advice')") \
+        == [(2,)]
+    assert db_rows(home, "PRAGMA integrity_check") == [("ok",)]
+    for path in (home / ".reflexion").rglob("*"):
+        if path.is_file():
+            assert b"hookSpecificOutput" not in path.read_bytes(), path
+
+
 def learn_missing_module(home, session="s1"):
     hook(home, "PostToolUseFailure",
          payload(session, "Bash", {"command": "node src/index.js"}, MISSING, "PostToolUseFailure"))

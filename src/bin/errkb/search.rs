@@ -3,8 +3,8 @@
 //! the row as JSON.
 
 use std::io::Write;
-use std::process::ExitCode;
 
+use crate::ExitCode;
 use anyhow::Result;
 use rusqlite::OptionalExtension;
 
