@@ -176,6 +176,9 @@ def standin():
     if not (CACHE / "standin" / "model.onnx").exists():
         sh(PY, str(ROOT / "scripts/standin_tokenizer.py"), str(CACHE / "standin"))
         sh(PY, str(ROOT / "scripts/bert_onnx.py"), "standin", str(CACHE / "standin"))
+    if not (CACHE / "standin" / "tokenizer.errkb").exists():
+        # what `errkb model download` leaves: the vocabulary prepared too
+        sh(str(DIST / "errkb"), "model", "prepare", str(CACHE / "standin"))
     single = CACHE / "standin-single"
     if not (single / "model.onnx").exists():
         single.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,10 @@ pre-tokenization and <s> … </s> framing. The pieces are made up (words of
 several scripts and random fragments), so it costs what the real one costs
 to load and run, without the real one's download.
 
-    standin_tokenizer.py OUT_DIR
+    standin_tokenizer.py OUT_DIR [PIECES]
+
+PIECES (default 250,002) makes a smaller one, for tests that pair it with
+a smaller model.
 """
 import json
 import random
@@ -25,7 +28,7 @@ ALPHABETS = [
 ]
 
 
-def pieces(rng):
+def pieces(rng, size):
     seen = set(SPECIAL)
     out = []
     # Every single character first, as SentencePiece vocabularies have them.
@@ -35,7 +38,7 @@ def pieces(rng):
                 if p not in seen:
                     seen.add(p)
                     out.append(p)
-    while len(out) + len(SPECIAL) < VOCAB:
+    while len(out) + len(SPECIAL) < size:
         alphabet = rng.choice(ALPHABETS)
         p = "".join(rng.choice(alphabet) for _ in range(rng.randint(2, 9)))
         if rng.random() < 0.6:
@@ -46,9 +49,9 @@ def pieces(rng):
     return out
 
 
-def main(out_dir):
+def main(out_dir, size=VOCAB):
     rng = random.Random(250002)
-    vocab = [[s, 0.0] for s in SPECIAL] + [[p, -rng.uniform(3, 18)] for p in pieces(rng)]
+    vocab = [[s, 0.0] for s in SPECIAL] + [[p, -rng.uniform(3, 18)] for p in pieces(rng, size)]
     tokenizer = {
         "version": "1.0",
         "truncation": None,
@@ -81,6 +84,6 @@ def main(out_dir):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         raise SystemExit(__doc__)
-    main(sys.argv[1])
+    main(sys.argv[1], *(int(n) for n in sys.argv[2:]))

@@ -50,32 +50,48 @@ pub struct CompactUnigram {
 
 impl CompactUnigram {
     pub fn new(vocab: &[(Cow<'_, str>, f64)], unk_id: usize) -> Result<Self, String> {
-        if unk_id >= vocab.len() {
+        let mut arena = String::with_capacity(vocab.iter().map(|(p, _)| p.len()).sum());
+        let mut ends = Vec::with_capacity(vocab.len());
+        for (piece, _) in vocab {
+            arena.push_str(piece);
+            ends.push(arena.len() as u32);
+        }
+        let scores = vocab.iter().map(|(_, s)| *s).collect();
+        Self::from_parts(arena, &ends, scores, unk_id)
+    }
+
+    /// The model of pieces stored back to back in `arena`, piece `i` ending
+    /// at `ends[i]`, with their scores.
+    fn from_parts(arena: String, ends: &[u32], scores: Vec<f64>, unk_id: usize) -> Result<Self, String> {
+        if unk_id >= ends.len() {
             return Err("the tokenizer's unk_id is not in its vocabulary".into());
         }
-        let mut arena = String::with_capacity(vocab.iter().map(|(p, _)| p.len()).sum());
-        let mut spans = Vec::with_capacity(vocab.len());
-        for (piece, _) in vocab {
-            let start = arena.len() as u32;
-            arena.push_str(piece);
-            spans.push((start, arena.len() as u32));
+        if ends.len() != scores.len()
+            || ends.windows(2).any(|w| w[0] > w[1])
+            || ends.last().is_some_and(|&end| end as usize != arena.len())
+            || ends.iter().any(|&end| !arena.is_char_boundary(end as usize))
+        {
+            return Err("the vocabulary's pieces are inconsistent".into());
         }
+        let spans: Vec<(u32, u32)> = ends
+            .iter()
+            .scan(0, |start, &end| Some((std::mem::replace(start, end), end)))
+            .collect();
         let hasher = ahash::RandomState::new();
-        let mut ids = HashTable::with_capacity(vocab.len());
+        let mut ids = HashTable::with_capacity(spans.len());
         let text = |i: u32| &arena[spans[i as usize].0 as usize..spans[i as usize].1 as usize];
-        for (id, (piece, _)) in vocab.iter().enumerate() {
-            let piece: &str = piece;
+        for id in 0..spans.len() as u32 {
+            let piece = text(id);
             let hash = hasher.hash_one(piece);
             match ids.entry(hash, |&other| text(other) == piece, |&i| hasher.hash_one(text(i))) {
-                Entry::Occupied(mut slot) => *slot.get_mut() = id as u32,
+                Entry::Occupied(mut slot) => *slot.get_mut() = id,
                 Entry::Vacant(slot) => {
-                    slot.insert(id as u32);
+                    slot.insert(id);
                 }
             }
         }
-        let scores: Vec<f64> = vocab.iter().map(|(_, s)| *s).collect();
         Ok(CompactUnigram {
-            longest_piece: vocab.iter().map(|(p, _)| p.len()).max().unwrap_or(0),
+            longest_piece: spans.iter().map(|(s, e)| (e - s) as usize).max().unwrap_or(0),
             min_score: scores.iter().copied().fold(f64::INFINITY, f64::min),
             arena,
             spans,
@@ -291,17 +307,28 @@ struct AddedTokenEntry {
 /// the compact model; `Ok(None)` for any other kind, which the library
 /// loads well by itself.
 pub fn load(json: &[u8]) -> Result<Option<CompactTokenizer>, String> {
-    let file: TokenizerFile<'_> = serde_json::from_slice(json).map_err(|e| e.to_string())?;
-    let section = file.model;
-    let (Some("Unigram"), Some(unk_id), false, Some(vocab)) = (
-        section.kind.as_deref(),
-        section.unk_id,
-        section.byte_fallback,
-        section.vocab.0,
-    ) else {
+    let mut file: TokenizerFile<'_> = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+    let Some((vocab, unk_id)) = compact_vocab(&mut file.model) else {
         return Ok(None);
     };
     let model = CompactUnigram::new(&vocab, unk_id)?;
+    assemble(model, file).map(Some)
+}
+
+/// A Unigram vocabulary: each piece and its score.
+type Vocab<'a> = Vec<(Cow<'a, str>, f64)>;
+
+/// The vocabulary and unknown piece of a Unigram model the compact model
+/// can stand in for (no byte fallback), taken out of its section.
+fn compact_vocab<'a>(section: &mut ModelSection<'a>) -> Option<(Vocab<'a>, usize)> {
+    match (section.kind.as_deref(), section.unk_id, section.byte_fallback) {
+        (Some("Unigram"), Some(unk_id), false) => section.vocab.0.take().map(|vocab| (vocab, unk_id)),
+        _ => None,
+    }
+}
+
+/// The library's pipeline around the compact model, as the file describes it.
+fn assemble(model: CompactUnigram, file: TokenizerFile<'_>) -> Result<CompactTokenizer, String> {
     let mut tokenizer: CompactTokenizer = TokenizerBuilder::new()
         .with_model(model)
         .with_normalizer(file.normalizer)
@@ -324,7 +351,127 @@ pub fn load(json: &[u8]) -> Result<Option<CompactTokenizer>, String> {
     tokenizer
         .add_tokens(plain.into_iter().map(to_added))
         .map_err(|e| e.to_string())?;
-    Ok(Some(tokenizer))
+    Ok(tokenizer)
+}
+
+// ---- the prepared vocabulary -------------------------------------------------
+
+/// Beside tokenizer.json: its Unigram vocabulary as this model holds it in
+/// memory, written by `errkb model prepare`. Reading 250,002 pieces and
+/// their scores out of JSON was the slowest part of a cold start with the
+/// production model (slower than ONNX Runtime's session, which loads
+/// alongside); this file is read in a few milliseconds.
+///
+/// Layout, little-endian: `MAGIC`; tokenizer.json's length and
+/// modification time (u64 each, nanoseconds: a changed tokenizer.json makes
+/// the file stale, and it is not used); unk_id, piece count, the length of
+/// the rest of tokenizer.json and of the pieces (u32 each); the rest of
+/// tokenizer.json (everything but the vocabulary, as JSON); the scores
+/// (f64 each); each piece's end in the pieces (u32 each); the pieces, back
+/// to back (UTF-8).
+pub const PREPARED_FILE: &str = "tokenizer.errkb";
+const MAGIC: &[u8; 16] = b"errkb-unigram-1\n";
+
+/// tokenizer.json's length and modification time, which a prepared file
+/// must name to be used.
+fn source_stamp(tokenizer_json: &Path) -> Option<(u64, u64)> {
+    let meta = std::fs::metadata(tokenizer_json).ok()?;
+    let modified = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some((meta.len(), u64::try_from(modified.as_nanos()).ok()?))
+}
+
+/// Write the prepared vocabulary of `tokenizer_json` beside it. `Ok(false)`
+/// when the tokenizer is not one the compact model loads (nothing written).
+pub fn prepare(tokenizer_json: &Path) -> Result<bool, String> {
+    let (len, modified) = source_stamp(tokenizer_json).ok_or("cannot read the tokenizer's file time")?;
+    let json = std::fs::read(tokenizer_json).map_err(|e| e.to_string())?;
+    let mut file: TokenizerFile<'_> = serde_json::from_slice(&json).map_err(|e| e.to_string())?;
+    let Some((vocab, unk_id)) = compact_vocab(&mut file.model) else {
+        return Ok(false);
+    };
+    // the rest of the file: everything but the vocabulary
+    let mut rest: serde_json::Value = serde_json::from_slice(&json).map_err(|e| e.to_string())?;
+    rest["model"]["vocab"] = serde_json::Value::Array(Vec::new());
+    let rest = rest.to_string();
+    let arena_len: usize = vocab.iter().map(|(p, _)| p.len()).sum();
+    let count = |n: usize| u32::try_from(n).map_err(|_| "the tokenizer is too large".to_owned());
+    let mut out = Vec::with_capacity(64 + rest.len() + vocab.len() * 12 + arena_len);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&modified.to_le_bytes());
+    for n in [unk_id, vocab.len(), rest.len(), arena_len] {
+        out.extend_from_slice(&count(n)?.to_le_bytes());
+    }
+    out.extend_from_slice(rest.as_bytes());
+    for (_, score) in &vocab {
+        out.extend_from_slice(&score.to_le_bytes());
+    }
+    let mut end = 0;
+    for (piece, _) in &vocab {
+        end += piece.len();
+        out.extend_from_slice(&count(end)?.to_le_bytes());
+    }
+    for (piece, _) in &vocab {
+        out.extend_from_slice(piece.as_bytes());
+    }
+    // written whole, then renamed: a reader never sees half a file
+    let target = tokenizer_json.with_file_name(PREPARED_FILE);
+    let staging = tokenizer_json.with_file_name(format!(".{PREPARED_FILE}.{}", std::process::id()));
+    std::fs::write(&staging, &out)
+        .and_then(|()| std::fs::rename(&staging, &target))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&staging);
+            format!("cannot write {}: {e}", target.display())
+        })?;
+    Ok(true)
+}
+
+/// The tokenizer from the prepared vocabulary beside `tokenizer_json`;
+/// `None` when there is none, or it was made from another tokenizer.json.
+pub fn load_prepared(tokenizer_json: &Path) -> Option<Result<CompactTokenizer, String>> {
+    let bytes = std::fs::read(tokenizer_json.with_file_name(PREPARED_FILE)).ok()?;
+    let ((stamp, counts), body) = header(&bytes)?;
+    if source_stamp(tokenizer_json)? != stamp {
+        return None;
+    }
+    Some(from_prepared(counts, body))
+}
+
+/// A prepared file's first fields: tokenizer.json's (length, modification
+/// time), then unk_id, piece count, the rest's length, the pieces' length.
+type Header = ((u64, u64), [usize; 4]);
+
+/// The header and what follows it; `None` for another kind of file.
+fn header(bytes: &[u8]) -> Option<(Header, &[u8])> {
+    let rest = bytes.strip_prefix(MAGIC.as_slice())?;
+    let (stamp, rest) = rest.split_first_chunk::<16>()?;
+    let (counts, rest) = rest.split_first_chunk::<16>()?;
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    let count = |i: usize| u32::from_le_bytes(counts[i * 4..i * 4 + 4].try_into().expect("4 bytes")) as usize;
+    let stamp = (word(&stamp[..8]), word(&stamp[8..]));
+    Some(((stamp, [count(0), count(1), count(2), count(3)]), rest))
+}
+
+fn from_prepared([unk_id, pieces, rest_len, arena_len]: [usize; 4], body: &[u8]) -> Result<CompactTokenizer, String> {
+    let damaged = || format!("{PREPARED_FILE} is damaged: run errkb model prepare");
+    let (rest, body) = body.split_at_checked(rest_len).ok_or_else(damaged)?;
+    let (scores, body) = body.split_at_checked(pieces * 8).ok_or_else(damaged)?;
+    let (ends, arena) = body.split_at_checked(pieces * 4).ok_or_else(damaged)?;
+    if arena.len() != arena_len {
+        return Err(damaged());
+    }
+    let file: TokenizerFile<'_> = serde_json::from_slice(rest).map_err(|_| damaged())?;
+    let scores = scores
+        .chunks_exact(8)
+        .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes")))
+        .collect();
+    let ends: Vec<u32> = ends
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+        .collect();
+    let arena = String::from_utf8(arena.to_vec()).map_err(|_| damaged())?;
+    let model = CompactUnigram::from_parts(arena, &ends, scores, unk_id)?;
+    assemble(model, file)
 }
 
 #[cfg(test)]
@@ -390,6 +537,70 @@ mod tests {
                 Ok(())
             })?;
         }
+    }
+
+    /// A directory of its own for a test's files.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("errkb-unigram-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn tokenizer_json() -> String {
+        // the same file both_tokenizers() builds, through the library
+        let (library, _) = both_tokenizers();
+        library.to_string(false).unwrap()
+    }
+
+    #[test]
+    fn the_prepared_vocabulary_segments_as_tokenizer_json_does() {
+        let dir = scratch("same");
+        let json_path = dir.join("tokenizer.json");
+        std::fs::write(&json_path, tokenizer_json()).unwrap();
+        assert!(load_prepared(&json_path).is_none(), "nothing prepared yet");
+        assert!(prepare(&json_path).unwrap());
+        let prepared = load_prepared(&json_path).expect("prepared").expect("loads");
+        let from_json = load(&std::fs::read(&json_path).unwrap()).unwrap().unwrap();
+        proptest!(ProptestConfig::with_cases(500), |(text in "[abcx한국é😀 <>/s?zZ]{0,40}")| {
+            let want = from_json.encode(text.as_str(), true).unwrap();
+            let got = prepared.encode(text.as_str(), true).unwrap();
+            prop_assert_eq!(got.get_ids(), want.get_ids());
+            prop_assert_eq!(got.get_offsets(), want.get_offsets());
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_prepared_vocabulary_is_not_used_once_stale_or_damaged() {
+        let dir = scratch("stale");
+        let json_path = dir.join("tokenizer.json");
+        std::fs::write(&json_path, tokenizer_json()).unwrap();
+        assert!(prepare(&json_path).unwrap());
+        let prepared = dir.join(PREPARED_FILE);
+        // cut short: an error (the caller reads tokenizer.json instead)
+        let whole = std::fs::read(&prepared).unwrap();
+        std::fs::write(&prepared, &whole[..whole.len() - 7]).unwrap();
+        assert!(load_prepared(&json_path).expect("still this tokenizer's").is_err());
+        // tokenizer.json replaced: the prepared file is another tokenizer's
+        std::fs::write(&prepared, &whole).unwrap();
+        std::fs::write(&json_path, tokenizer_json() + " ").unwrap();
+        assert!(load_prepared(&json_path).is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn only_unigram_vocabularies_are_prepared() {
+        let dir = scratch("wordpiece");
+        let json_path = dir.join("tokenizer.json");
+        std::fs::write(
+            &json_path,
+            r#"{"model": {"type": "WordPiece", "vocab": {"a": 0}}, "added_tokens": []}"#,
+        )
+        .unwrap();
+        assert!(!prepare(&json_path).unwrap());
+        assert!(!dir.join(PREPARED_FILE).exists());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -125,3 +125,35 @@ def test_model_from_config_json(tmp_path):
     # The environment wins over the config file.
     report = sqlite(":memory:", "SELECT errkb_debug()", env={"HOME": str(tmp_path), "ERRKB_MODEL": str(MODEL_DIR)}).stdout
     assert f"Model: {MODEL_DIR / 'model.onnx'}" in report
+
+
+def test_a_prepared_unigram_vocabulary_gives_the_same_vectors(tmp_path):
+    """errkb model prepare writes a Unigram tokenizer's vocabulary as
+    tokenizer.errkb, which loads instead of tokenizer.json: same tokens,
+    same vectors; a tokenizer.json changed since is read again."""
+    import shutil
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+    model = tmp_path / "model"
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "standin_tokenizer.py"), str(model), "20000"], check=True)
+    for name in ("model.onnx", "model.onnx.data"):
+        shutil.copy(MODEL_DIR / name, model / name)
+    texts = ["ModuleNotFoundError: No module named ''pendulum''", "Модуль не найден: 가나다 かきく",
+             "error[E0382]: borrow of moved value: `v`"]
+    query = "SELECT hex(embed(t)) FROM (" + " UNION ALL ".join(f"SELECT {i} AS n, '{t}' AS t"
+                                                               for i, t in enumerate(texts)) + ") ORDER BY n"
+    env = {"ERRKB_MODEL": str(model)}
+    from_json = sqlite(":memory:", query, env=env).stdout
+    assert sqlite_value(":memory:", f"SELECT errkb_prepare_model('{model}')") == str(model / "model.onnx")
+    assert (model / "tokenizer.errkb").stat().st_size > 0
+    assert sqlite(":memory:", query, env=env).stdout == from_json
+    # a different tokenizer.json (it lowercases): its own tokens, not the
+    # prepared ones
+    tokenizer = model / "tokenizer.json"
+    tokenizer.write_text(tokenizer.read_text().replace('{"type": "NFKC"}', '{"type": "NFKC"}, {"type": "Lowercase"}'))
+    changed = sqlite(":memory:", query, env=env).stdout
+    assert changed != from_json
+    (model / "tokenizer.errkb").unlink()
+    assert changed == sqlite(":memory:", query, env=env).stdout
