@@ -97,6 +97,8 @@ pub fn run(event: &str, db_path: Option<PathBuf>) {
     // A panic is caught and logged below; the default hook would also
     // print it to stderr, which Claude Code shows the user.
     std::panic::set_hook(Box::new(|_| {}));
+    // a failure's search may load the model, and runs it once
+    errkb::embed::load_for_one_run();
     let started = Instant::now();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_script(event, db_path, started)));
     let failure = match outcome {
