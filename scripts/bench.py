@@ -546,7 +546,7 @@ Goals: text-only hooks at most 1.5× the floor (the JavaScript system: about
 within the embedding cold-start goal (150 ms). Instructions per run
 (callgrind, this version): the floor 2.2 million; PreToolUse 3.2,
 SubagentStart 2.8, PostToolUse with nothing to learn 2.7 (a 40 KB Read
-2.9), the failure hook with an exact hit 3.4, PostToolUse that learns a fix
+2.9), the failure hook with an exact hit 3.3, PostToolUse that learns a fix
 4.4, SessionEnd 1.3 (the embedding job it starts is a process of its own).
 The hooks that store a call also write pages into the write-ahead log (a
 success three: the table's, `sqlite_sequence`'s and one index page; an
