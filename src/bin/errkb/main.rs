@@ -186,7 +186,9 @@ pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_
         }
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
-    let ExitCode(code) = errkb_main();
+    // A panic has been printed by then (a hook catches its own); it ends
+    // the process with status 101, as a Rust `main` would.
+    let ExitCode(code) = std::panic::catch_unwind(errkb_main).unwrap_or(ExitCode(101));
     // Everything is written and committed by now; what `exit` would still
     // do is run the C++ destructors of ONNX Runtime, once loaded, which
     // free the model piece by piece (about 10 ms of a hook that searched
