@@ -27,6 +27,7 @@
 //!
 //! Read-only, and never raises: a failure reads as "nothing to learn".
 
+use std::cell::RefCell;
 use std::ffi::c_int;
 
 use serde_json::{json, Value as Json};
@@ -255,24 +256,29 @@ fn read_window(db: *mut sqlite3, session_id: &str, agent_id: Option<&str>) -> st
     Ok(stream)
 }
 
-/// The stream's errors that are learned already.
-fn learned_already(db: *mut sqlite3, stream: &[Step]) -> std::result::Result<Vec<i64>, String> {
-    let mut learned = Vec::new();
-    let mut lookup = Statement::prepare(db, "SELECT 1 FROM main.resolved_errors WHERE event_id = ?1")?;
-    for step in stream.iter().filter(|s| s.is_error) {
-        lookup.reset()?;
-        lookup.bind_int64(1, step.event_id)?;
-        if lookup.step()? {
-            learned.push(step.event_id);
-        }
-    }
-    Ok(learned)
+/// Whether error event `event_id` is learned already (in
+/// `resolved_errors`), with `lookup` prepared on first use; a failed lookup
+/// counts as learned, so that nothing is learned twice.
+fn is_learned(db: *mut sqlite3, lookup: &RefCell<Option<Statement>>, event_id: i64) -> bool {
+    let mut slot = lookup.borrow_mut();
+    let stmt = match slot.as_mut() {
+        Some(stmt) => stmt,
+        None => match Statement::prepare(db, "SELECT 1 FROM main.resolved_errors WHERE event_id = ?1") {
+            Ok(stmt) => slot.insert(stmt),
+            Err(_) => return true,
+        },
+    };
+    stmt.reset()
+        .and_then(|()| stmt.bind_int64(1, event_id))
+        .and_then(|()| stmt.step())
+        .unwrap_or(true)
 }
 
 fn find(db: *mut sqlite3, session_id: &str, agent_id: Option<&str>) -> std::result::Result<Vec<Resolution>, String> {
     let stream = read_window(db, session_id, agent_id)?;
-    let learned = learned_already(db, &stream)?;
-    Ok(resolutions(&stream, |e| !learned.contains(&e.event_id)))
+    // asked only of the errors this success resolves: most resolve none
+    let lookup = RefCell::new(None);
+    Ok(resolutions(&stream, |e| !is_learned(db, &lookup, e.event_id)))
 }
 
 // ---- the table-valued function -------------------------------------------
