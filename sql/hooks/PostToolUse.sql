@@ -8,13 +8,16 @@
 -- The payload's few fields, parsed once (one json_extract with several
 -- paths): a PostToolUse payload also carries the tool's whole output,
 -- often hundreds of kilobytes, and each json_extract on it costs a parse.
-CREATE TEMP TABLE payload AS
-SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) AS ts,
+-- (Temp tables are declared, then filled: see PostToolUseFailure.sql.)
+CREATE TEMP TABLE payload (ts, session_id, cwd, tool, command, file_path, pattern, agent_type, model, agent_id,
+                           tool_use_id, subject, edit);
+INSERT INTO temp.payload
+SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
        session_id, cwd, tool, command, file_path, pattern, agent_type, model, agent_id, tool_use_id,
-       CASE WHEN tool = 'Bash' THEN command_subject(command) END AS subject,
+       CASE WHEN tool = 'Bash' THEN command_subject(command) END,
        -- an edit's compact before → after, redacted before it is cut
        CASE WHEN old_text IS NOT NULL OR new_text IS NOT NULL
-            THEN edit_hunk(redact_secrets(coalesce(old_text, '')), redact_secrets(coalesce(new_text, ''))) END AS edit
+            THEN edit_hunk(redact_secrets(coalesce(old_text, '')), redact_secrets(coalesce(new_text, ''))) END
 FROM (SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_extract(f, '$[1]') AS cwd,
              json_extract(f, '$[2]') AS tool, redact_secrets(substr(json_extract(f, '$[3]'), 1, 20000)) AS command,
              coalesce(json_extract(f, '$[4]'), json_extract(f, '$[8]')) AS file_path, json_extract(f, '$[5]') AS pattern,
@@ -55,8 +58,12 @@ FROM temp.payload;
 -- errors of other tools resolved with this tool used in between; each
 -- with the commands run and the edits made before the success. An error
 -- is learned at most once.
-CREATE TEMP TABLE learned AS
-SELECT r.* FROM temp.payload AS p, kb_resolves(p.session_id, p.agent_id) AS r;
+CREATE TEMP TABLE learned (event_id, error, error_raw, signature, headline, kind, tool_sequence, file, commands,
+                           edits);
+INSERT INTO temp.learned
+SELECT r.event_id, r.error, r.error_raw, r.signature, r.headline, r.kind, r.tool_sequence, r.file, r.commands,
+       r.edits
+FROM temp.payload AS p, kb_resolves(p.session_id, p.agent_id) AS r;
 
 -- Most successes teach nothing: then the runner stops here (a gate: see
 -- script.rs), and what follows does nothing anyway (the sqlite3 shell

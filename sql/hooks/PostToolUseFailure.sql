@@ -14,27 +14,31 @@
 -- Secrets are redacted before anything is derived from the error (its
 -- first 20,000 characters: the key and the stored text come from far
 -- less, and a cut token past that point is never kept).
-CREATE TEMP TABLE payload AS
-WITH input AS MATERIALIZED (
-  SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_extract(f, '$[1]') AS cwd,
-         json_extract(f, '$[2]') AS tool,
-         redact_secrets(substr(coalesce(json_extract(f, '$[3]'), ''), 1, 20000)) AS error,
-         json_extract(f, '$[4]') AS command,
-         redact_path(coalesce(json_extract(f, '$[5]'), json_extract(f, '$[6]'))) AS file,
-         json_extract(f, '$[7]') AS agent_id, json_extract(f, '$[8]') AS tool_use_id,
-         coalesce(json_extract(f, '$[9]'), 0) IN (1, 'true') AS interrupted
-  FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.error',
-                            '$.tool_input.command', '$.tool_input.file_path',
-                            '$.tool_input.notebook_path', '$.agent_id', '$.tool_use_id',
-                            '$.is_interrupt') AS f)),
--- MATERIALIZED: each is computed once, not once per use below
-english AS MATERIALIZED (SELECT *, translate_messages(error) AS english FROM input)
-SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) AS ts,
-       session_id, cwd, tool, error, normalize_error(error) AS error_key, substr(error, 1, 500) AS error_raw,
-       error_signature(english) AS signature, error_headline(english) AS headline,
-       CASE WHEN tool = 'Bash' THEN command_subject(command) END AS subject, file, agent_id, tool_use_id,
-       interrupted
-FROM english;
+-- (Temp tables are declared, then filled: `CREATE TABLE … AS SELECT`
+-- compiles its query without SQLite's small-allocation cache, a tenth of
+-- a hook's work. `LIMIT -1` keeps each inner level computed once: SQLite
+-- would otherwise copy its expressions into the level above, once per use.)
+CREATE TEMP TABLE payload (ts, session_id, cwd, tool, error, error_key, error_raw, signature, headline, subject,
+                           file, agent_id, tool_use_id, interrupted);
+INSERT INTO temp.payload
+SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+       session_id, cwd, tool, error, normalize_error(error), substr(error, 1, 500),
+       error_signature(english), error_headline(english),
+       CASE WHEN tool = 'Bash' THEN command_subject(command) END, file, agent_id, tool_use_id, interrupted
+FROM (SELECT *, translate_messages(error) AS english
+      FROM (SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_extract(f, '$[1]') AS cwd,
+                   json_extract(f, '$[2]') AS tool,
+                   redact_secrets(substr(coalesce(json_extract(f, '$[3]'), ''), 1, 20000)) AS error,
+                   json_extract(f, '$[4]') AS command,
+                   redact_path(coalesce(json_extract(f, '$[5]'), json_extract(f, '$[6]'))) AS file,
+                   json_extract(f, '$[7]') AS agent_id, json_extract(f, '$[8]') AS tool_use_id,
+                   coalesce(json_extract(f, '$[9]'), 0) IN (1, 'true') AS interrupted
+            FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.error',
+                                      '$.tool_input.command', '$.tool_input.file_path',
+                                      '$.tool_input.notebook_path', '$.agent_id', '$.tool_use_id',
+                                      '$.is_interrupt') AS f)
+            LIMIT -1)
+      LIMIT -1);
 
 -- 1. The event (before anything that may be slow or fail: it commits
 -- alone), with what learning needs later: the signature and identifying
@@ -52,13 +56,16 @@ FROM temp.payload;
 -- (none for an interrupt, none when importing a transcript). Advice is
 -- given once per error per session and agent (SPEC §6.1): a fix this agent
 -- was already told of is not told again, nor counted as used again.
-CREATE TEMP TABLE hit AS
-SELECT * FROM kb_search((SELECT error FROM temp.payload WHERE NOT interrupted AND :event_ts IS NULL))
-WHERE 'fix:' || id NOT IN (
-  SELECT data ->> '$.key' FROM main.events
+-- At most one row: kb_search gives the best fix only.
+CREATE TEMP TABLE hit (id, fix_id, stage, distance, headline, error_normalized, resolution, other_fixes);
+INSERT INTO temp.hit
+SELECT id, fix_id, stage, distance, headline, error_normalized, resolution, other_fixes
+FROM kb_search((SELECT error FROM temp.payload WHERE NOT interrupted AND :event_ts IS NULL)) AS h
+WHERE NOT EXISTS (
+  SELECT 1 FROM main.events
   WHERE session_id = (SELECT session_id FROM temp.payload) AND type = 'advice'
     AND coalesce(data ->> '$.agentId', '') = coalesce((SELECT agent_id FROM temp.payload), '')
-    AND data ->> '$.key' IS NOT NULL);
+    AND data ->> '$.key' = 'fix:' || h.id);
 
 -- Nothing found (a new error, an interrupt, an import): the runner stops
 -- here (a gate: see script.rs); what follows does nothing without a hit.
@@ -69,9 +76,9 @@ CREATE TEMP TABLE errkb_continue AS SELECT 1 FROM temp.hit;
 -- kb_reused_fixes and kb_advice_hit_rate views. All or nothing.
 SAVEPOINT advise;
 UPDATE error_kb SET use_count = use_count + 1, last_used = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-WHERE id IN (SELECT id FROM temp.hit);
+WHERE id = (SELECT id FROM temp.hit);
 UPDATE kb_fixes SET use_count = use_count + 1, last_used = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-WHERE id IN (SELECT fix_id FROM temp.hit);
+WHERE id = (SELECT fix_id FROM temp.hit);
 
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'advice', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_basename(p.cwd), p.cwd,

@@ -193,7 +193,8 @@ pub fn statements(sql: &str) -> Vec<String> {
 /// script per imported tool call). A hook's process runs its script once
 /// and ends, which drops the script's temp tables; here the second run
 /// would find them. So from the second run on, `CREATE TEMP TABLE t AS
-/// <query>` runs as `DELETE FROM temp.t` and `INSERT INTO temp.t <query>`:
+/// <query>` runs as `DELETE FROM temp.t` and `INSERT INTO temp.t <query>`,
+/// and `CREATE TEMP TABLE t (<columns>)` as `DELETE FROM temp.t`:
 /// the same rows, no schema change, and every statement stays prepared
 /// (compiling the statements was most of a run's time). Two scripts on one
 /// connection may both stage a `temp.payload`: each script's temp tables
@@ -219,7 +220,9 @@ struct Step {
 
 struct TempTable {
     name: String,
-    refill: [String; 2],
+    /// What runs instead once the table exists: it is emptied, and
+    /// refilled with its query when it was made from one.
+    refill: Vec<String>,
 }
 
 impl Repeated {
@@ -227,7 +230,7 @@ impl Repeated {
         let mut sql = sql.to_owned();
         let tables: Vec<String> = statements(&sql)
             .iter()
-            .filter_map(|s| temp_table_query(s).map(|(table, _)| table.to_owned()))
+            .filter_map(|s| temp_table_made(s).map(|(table, _)| table.to_owned()))
             .collect();
         for table in tables {
             sql = rename_word(
@@ -241,14 +244,13 @@ impl Repeated {
             .into_iter()
             .map(|statement| {
                 let gate = gate_question(&statement);
-                let temp_table = temp_table_query(&statement)
+                let temp_table = temp_table_made(&statement)
                     .filter(|_| gate.is_none())
                     .map(|(name, query)| TempTable {
                         name: name.to_owned(),
-                        refill: [
-                            format!("DELETE FROM temp.{name}"),
-                            format!("INSERT INTO temp.{name} {query}"),
-                        ],
+                        refill: std::iter::once(format!("DELETE FROM temp.{name}"))
+                            .chain(query.map(|query| format!("INSERT INTO temp.{name} {query}")))
+                            .collect(),
                     });
                 Step {
                     gate,
@@ -296,7 +298,7 @@ impl Repeated {
     pub fn statement_count(&self) -> usize {
         self.steps
             .iter()
-            .map(|s| if s.temp_table.is_some() { 3 } else { 1 })
+            .map(|s| 1 + s.temp_table.as_ref().map_or(0, |t| t.refill.len()))
             .sum::<usize>()
             + 1
     }
@@ -320,10 +322,28 @@ fn rename_word(text: &str, from: &str, to: &str) -> String {
 /// `CREATE TEMP TABLE name AS query` → (name, query), of a statement
 /// without comments (see `statements`).
 fn temp_table_query(statement: &str) -> Option<(&str, &str)> {
+    match temp_table_made(statement)? {
+        (name, Some(query)) => Some((name, query)),
+        (_, None) => None,
+    }
+}
+
+/// The temp table a statement (without comments) makes: its name, and its
+/// query for `CREATE TEMP TABLE name AS query` (none for `CREATE TEMP
+/// TABLE name (columns)`).
+fn temp_table_made(statement: &str) -> Option<(&str, Option<&str>)> {
     let rest = statement.trim_start().strip_prefix("CREATE TEMP TABLE ")?;
-    let (name, query) = rest.split_once(char::is_whitespace)?;
-    let query = query.trim_start().strip_prefix("AS")?;
-    (name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some((name, query.trim_end_matches(';')))
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let (name, definition) = rest.split_at(end);
+    let definition = definition.trim_start();
+    let query = match definition.strip_prefix("AS") {
+        Some(query) if query.starts_with(char::is_whitespace) => Some(query.trim_end_matches(';')),
+        _ if definition.starts_with('(') => None,
+        _ => return None,
+    };
+    (!name.is_empty()).then_some((name, query))
 }
 
 /// Run every statement of `sql` in order and return the rows of the last
@@ -513,5 +533,45 @@ mod tests {
             .collect::<rusqlite::Result<_>>()
             .unwrap();
         assert_eq!(logged, ["1", "11", "2", "22", "3", "33"]);
+    }
+
+    /// A temp table declared with its columns, then filled, is emptied
+    /// from the second run on: each run sees only its own rows.
+    #[test]
+    fn a_repeated_script_empties_its_declared_temp_tables() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE log (n, seen)").unwrap();
+        let text = "CREATE TEMP TABLE staged(n);\nINSERT INTO temp.staged SELECT :n;\n\
+                    INSERT INTO log SELECT n, (SELECT count(*) FROM temp.staged) FROM temp.staged;";
+        let mut script = Repeated::new(text, "one");
+        for n in ["1", "2", "3"] {
+            let mut params = Params::default();
+            params.set("n", n);
+            script.run(&conn, &params).unwrap();
+        }
+        let logged: Vec<(String, i64)> = conn
+            .prepare("SELECT n, seen FROM log")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(logged, [("1".into(), 1), ("2".into(), 1), ("3".into(), 1)]);
+    }
+
+    #[test]
+    fn temp_tables_are_recognised_in_both_forms() {
+        assert_eq!(
+            temp_table_made("CREATE TEMP TABLE t AS SELECT 1;"),
+            Some(("t", Some(" SELECT 1")))
+        );
+        assert_eq!(temp_table_made("CREATE TEMP TABLE t (a, b);"), Some(("t", None)));
+        assert_eq!(temp_table_made("CREATE TEMP TABLE t(a)"), Some(("t", None)));
+        assert_eq!(
+            temp_table_made("CREATE TEMP TABLE tASx AS SELECT 1"),
+            Some(("tASx", Some(" SELECT 1")))
+        );
+        assert_eq!(temp_table_made("CREATE TEMP TABLE t ASSELECT"), None);
+        assert_eq!(temp_table_made("CREATE TABLE t (a)"), None);
     }
 }
