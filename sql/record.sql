@@ -1,6 +1,6 @@
 -- Record (or refresh) how an error was resolved: SPEC §5's UPSERT, the
--- error's signature and the fix as one of its counted fixes (the kb_learn
--- trigger in schema.sql does all of it, for every writer).
+-- error's signature and the fix as one of its counted fixes (kb_learn,
+-- sql/kb_learn.sql, does all of it, for every writer).
 -- Parameters:
 --   :error        the raw error text (normalised here into the key)
 --   :resolution   JSON object: {"resolvedBy", "tool", "toolSequence", ...}

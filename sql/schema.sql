@@ -181,10 +181,13 @@ DROP INDEX IF EXISTS idx_events_type;
 DROP INDEX IF EXISTS idx_events_project_type;
 DROP INDEX IF EXISTS idx_events_tool_use;
 
--- Version 10: kb_learn is a TEMP view now (sql/kb_learn.sql), made by the
--- extension when it is loaded and by the runner when a script learns: in
--- the file, every connection parsed its trigger, and most never learn.
-DROP VIEW IF EXISTS main.kb_learn;
+-- Version 10: kb_learn left the file (in it, every connection parsed its
+-- trigger, and most never learn); it is a table of the extension now
+-- (src/kb_learn.rs). The view is made first when missing so that the drop
+-- finds a view to drop: without one, DROP would find the extension's
+-- table, which cannot be dropped, and fail.
+CREATE VIEW IF NOT EXISTS main.kb_learn AS SELECT NULL;
+DROP VIEW main.kb_learn;
 
 -- Version 11: the history views are TEMP views too (sql/history_views.sql):
 -- in the file, every hook parsed them (a tenth of a hook's work), and

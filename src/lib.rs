@@ -9,6 +9,7 @@ pub mod embed;
 mod embed_batch;
 mod functions;
 pub mod js;
+mod kb_learn;
 pub mod model_files;
 pub mod normalize;
 pub mod paths_in_text;
@@ -26,10 +27,12 @@ use std::ffi::{c_char, c_int, c_uint};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use sqlite_loadable::prelude::*;
+use sqlite_loadable::table::define_virtual_table_writeablex;
 use sqlite_loadable::{define_scalar_function, define_table_function, Error, Result};
 
 use embed_batch::EmbedBatchTable;
 use functions::{guarded, SCALAR_FUNCTIONS};
+use kb_learn::KbLearnTable;
 use resolves::KbResolvesTable;
 use search::KbSearchTable;
 
@@ -54,12 +57,6 @@ pub struct TempObjects {
 pub const HISTORY_VIEWS_SQL: &str = include_str!("../sql/history_views.sql");
 
 pub const TEMP_OBJECTS: &[TempObjects] = &[
-    // the view every writer of learned fixes inserts into, and its trigger
-    TempObjects {
-        names: &["kb_learn"],
-        last: "kb_learn_insert",
-        sql: include_str!("../sql/kb_learn.sql"),
-    },
     // the questions users ask of their history
     TempObjects {
         names: &[
@@ -136,5 +133,7 @@ fn register(db: *mut sqlite3, pz_err_msg: *mut *mut c_char, p_api: *mut sqlite3_
     define_table_function::<KbSearchTable>(db, "kb_search", None)?;
     define_table_function::<KbResolvesTable>(db, "kb_resolves", None)?;
     define_table_function::<EmbedBatchTable>(db, "embed_batch", None)?;
+    // eponymous and writable: INSERT INTO kb_learn
+    define_virtual_table_writeablex::<KbLearnTable>(db, "kb_learn", None)?;
     Ok(())
 }

@@ -126,6 +126,90 @@ impl Statement {
         })
     }
 
+    /// Every statement of `sql`, in order (a script of several; comments
+    /// and blank space between them are skipped).
+    pub fn prepare_all(db: *mut sqlite3, sql: &str) -> Result<Vec<Self>, String> {
+        let api = api()?;
+        let mut statements = Vec::new();
+        let mut rest = sql.as_bytes();
+        while !rest.is_empty() {
+            let mut stmt = ptr::null_mut();
+            let mut tail: *const c_char = ptr::null();
+            let len = c_int::try_from(rest.len()).map_err(|_| "script too long".to_owned())?;
+            // SAFETY: db is the live connection SQLite called us with; the
+            // text is passed with its length, and `tail` points into it.
+            let rc = unsafe {
+                call!(
+                    api,
+                    prepare_v2(db.cast(), rest.as_ptr().cast::<c_char>(), len, &mut stmt, &mut tail)
+                )
+            };
+            if rc != 0 {
+                return Err(errmsg(api, db));
+            }
+            // SAFETY: SQLite sets `tail` to the first byte after the
+            // statement it compiled, inside `rest` (or at its end).
+            let used = unsafe { tail.cast::<u8>().offset_from(rest.as_ptr()) };
+            let used = usize::try_from(used).map_err(|_| "a statement ended before it began".to_owned())?;
+            rest = &rest[used.min(rest.len())..];
+            if stmt.is_null() {
+                // only comments or blank space were left
+                break;
+            }
+            statements.push(Statement {
+                db,
+                stmt: stmt.cast(),
+                api,
+            });
+        }
+        Ok(statements)
+    }
+
+    /// The names of the statement's parameters (`:name`), by index from 1;
+    /// `None` for a nameless `?`.
+    pub fn parameter_names(&self) -> Vec<Option<String>> {
+        let names = || -> Result<Vec<Option<String>>, String> {
+            // SAFETY: the statement is live until drop; the names are
+            // NUL-terminated strings owned by it, copied out at once.
+            unsafe {
+                let count = call!(self.api, bind_parameter_count(self.stmt.cast()));
+                let mut names = Vec::new();
+                for i in 1..=count {
+                    let p = call!(self.api, bind_parameter_name(self.stmt.cast(), i));
+                    names.push((!p.is_null()).then(|| CStr::from_ptr(p).to_string_lossy().into_owned()));
+                }
+                Ok(names)
+            }
+        };
+        names().unwrap_or_default()
+    }
+
+    /// Bind a value SQLite handed to the extension (a copy is made).
+    pub fn bind_value(
+        &mut self,
+        index: c_int,
+        value: *mut sqlite_loadable::prelude::sqlite3_value,
+    ) -> Result<(), String> {
+        // SAFETY: value is live for the current call; bind_value copies it.
+        let rc = unsafe { call!(self.api, bind_value(self.stmt.cast(), index, value.cast())) };
+        self.check(rc)
+    }
+
+    /// Run the statement to its end (its rows, if any, unread), and make it
+    /// ready to run again.
+    pub fn execute(&mut self) -> Result<(), String> {
+        let outcome = loop {
+            match self.step() {
+                Ok(true) => continue,
+                Ok(false) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        // reset after a failure returns the same error: the step's is kept
+        let _ = self.reset();
+        outcome
+    }
+
     pub fn bind_text(&mut self, index: c_int, text: &str) -> Result<(), String> {
         self.bind_text_bytes(index, text.as_bytes())
     }

@@ -33,7 +33,37 @@ def test_load_adds_exactly_these_functions():
 def test_load_adds_exactly_these_modules():
     query = "SELECT name FROM pragma_module_list"
     added = listing(query, load=True) - listing(query, load=False)
-    assert added == {"kb_search", "kb_resolves", "embed_batch", "vec0", "vec_each"}
+    assert added == {"kb_search", "kb_resolves", "embed_batch", "kb_learn", "vec0", "vec_each"}
+
+
+def test_kb_learn_learns_each_row_inserted_all_or_nothing(tmp_path):
+    """kb_learn, the table every writer of fixes inserts into: each row
+    runs the UPSERT and keeps the signature and the fix; a statement whose
+    row fails learns nothing, and says why; it holds no rows of its own."""
+    db = tmp_path / "kb.db"
+    runner("--db", str(db), "init", check=True)
+    learn = ("INSERT INTO kb_learn (ts, error_raw, resolution) VALUES "
+             "('2026-01-01T00:00:00.000Z', 'ModuleNotFoundError: No module named ''yaml''', "
+             "'{\"resolvedBy\":\"manual\",\"command\":\"pip install pyyaml\"}')")
+    sqlite(db, learn, learn.replace("pyyaml", "PyYAML"))
+    assert sqlite(db, "SELECT error_normalized, use_count FROM error_kb").stdout == (
+        "ModuleNotFoundError: No module named <STR>|2\n")
+    assert sqlite(db, "SELECT error_headline, count(*) FROM kb_fixes").stdout == (
+        "ModuleNotFoundError: No module named 'yaml'|2\n")
+    assert sqlite(db, "SELECT signature FROM error_kb_signatures").stdout == (
+        "ModuleNotFoundError: No module named <STR>\n")
+    # the second row has no time: the whole statement learns nothing
+    failed = sqlite(db, "INSERT INTO kb_learn (ts, error_raw, resolution) VALUES "
+                        "('2026-01-02T00:00:00.000Z', 'TypeError: x is undefined', '{}'), "
+                        "(NULL, 'RangeError: y', '{}')", check=False)
+    assert failed.returncode != 0 and "kb_learn: NOT NULL constraint failed: error_kb.ts" in failed.stderr
+    assert sqlite_value(db, "SELECT count(*) FROM error_kb") == "1"
+    # nothing to read, update or delete; no rowid to give
+    assert sqlite(db, "SELECT count(*) FROM kb_learn", "UPDATE kb_learn SET ts = 'x'",
+                  "DELETE FROM kb_learn").stdout == "0\n"
+    assert "no column named rowid" in sqlite(db, "INSERT INTO kb_learn (rowid, ts) VALUES (1, 'x')",
+                                             check=False).stderr
+    assert sqlite_value(db, "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'kb_learn%'") == "0"
 
 
 def test_kb_resolves_shows_what_a_success_teaches(tmp_path):
