@@ -103,8 +103,9 @@ def test_kill_9_mid_write_leaves_a_consistent_database(tmp_path):
 
 
 def test_the_write_ahead_log_stays_short_and_loses_nothing(tmp_path):
-    """Hooks close without a checkpoint (the log outlives them), and the one
-    that finds it past 64 pages folds it into the database and truncates it."""
+    """Hooks close without a checkpoint (the log outlives them), and the
+    writing one that finds it past 64 pages folds it into the database and
+    truncates it, then writes."""
     runner("init", env={"HOME": str(tmp_path)}, check=True)
     db = tmp_path / ".reflexion" / "data" / "reflexion.db"
     wal = db.with_name(db.name + "-wal")

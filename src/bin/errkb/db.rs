@@ -40,8 +40,7 @@ fn busy_timeout() -> Duration {
 const BUSY_STEP: Duration = Duration::from_millis(1);
 
 /// Past this size (64 pages of 4 KiB) the write-ahead log is checkpointed
-/// into the database and truncated by the process closing its connection
-/// (see `Drop`). Every process that opens the database reads the whole log
+/// into the database and truncated (see `Database::checkpoint_if_long`). Every process that opens the database reads the whole log
 /// to rebuild its index (about 4.5 µs a page here), and a checkpoint with
 /// the log's restart costs about 2.5 ms (four fsyncs); a writing hook adds
 /// about 5 pages. Between 32 and 200 pages the mean hook time hardly moved
@@ -65,18 +64,38 @@ pub enum Access {
 pub struct Database {
     conn: ManuallyDrop<Connection>,
     path: PathBuf,
-    /// Whether dropping closes the connection (see `leave_open`).
+    /// Whether dropping closes the connection and keeps the log short
+    /// (see `leave_open`).
     close: bool,
 }
 
 impl Database {
-    /// Keep the log short as a drop does, but leave the connection to the
-    /// end of the process, which follows: a hook's process ends right
-    /// after, and closing would only free what the exit frees (about a
-    /// twentieth of a hook's work). Everything is committed by then; the
-    /// exit releases the locks, as it does for a killed process.
+    /// Leave the connection to the end of the process, which follows: a
+    /// hook's process ends right after, and closing would only free what
+    /// the exit frees (about a twentieth of a hook's work). Everything is
+    /// committed by then; the exit releases the locks, as it does for a
+    /// killed process. Nor is the log checkpointed: a hook that writes
+    /// does that before it writes (see `checkpoint_if_long`).
     pub fn leave_open(mut self) {
         self.close = false;
+    }
+
+    /// Checkpoint the write-ahead log into the database and truncate it,
+    /// when it has grown past `WAL_CHECKPOINT_BYTES`. The first write to a
+    /// truncated log syncs the log's header (and its folder): a hook that
+    /// writes checkpoints before it writes, so that one process in a cycle
+    /// pays for both, and not a checkpointing one and then the next.
+    pub fn checkpoint_if_long(&mut self) {
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        let large = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES);
+        if large && !self.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) {
+            // Best effort: a busy or failed checkpoint leaves a longer log,
+            // which loses nothing and is retried by the next process.
+            let _ = self.conn.busy_timeout(CHECKPOINT_WAIT);
+            let _ = self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+            let _ = wait_for_writers(&mut self.conn);
+        }
     }
 }
 
@@ -98,21 +117,14 @@ impl DerefMut for Database {
 /// sync both, delete the log) cost a writing hook four fsyncs, most of its
 /// time. So connections close without a checkpoint (the log stays, with
 /// its committed transactions), and the one that finds the log grown past
-/// `WAL_CHECKPOINT_BYTES` checkpoints it and truncates it. A truncated log,
-/// unlike SQLite's own passive checkpoint, is not copied again by the next
+/// `WAL_CHECKPOINT_BYTES` checkpoints it and truncates it: a hook before it
+/// writes, any other command when it closes. A truncated log, unlike
+/// SQLite's own passive checkpoint, is not copied again by the next
 /// process (which cannot know what an earlier one already copied).
 impl Drop for Database {
     fn drop(&mut self) {
-        let mut wal = self.path.clone().into_os_string();
-        wal.push("-wal");
-        let large = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES);
-        if large && !self.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) {
-            // Best effort: a busy or failed checkpoint leaves a longer log,
-            // which loses nothing and is retried by the next process.
-            let _ = self.conn.busy_timeout(CHECKPOINT_WAIT);
-            let _ = self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
-        }
         if self.close {
+            self.checkpoint_if_long();
             // SAFETY: dropped once, here, and never used after.
             unsafe { ManuallyDrop::drop(&mut self.conn) };
         }
@@ -142,13 +154,7 @@ fn connect(path: &Path, access: Access) -> Result<Connection> {
             Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?
         }
     };
-    // Wait for a busy writer in 1 ms steps, up to BUSY_TIMEOUT: SQLite's own
-    // handler backs off to 100 ms sleeps, which made the slowest hooks wait
-    // far longer than the lock was held.
-    conn.busy_handler(Some(|attempt: i32| {
-        std::thread::sleep(BUSY_STEP);
-        u128::try_from(attempt).unwrap_or(0) * BUSY_STEP.as_millis() < busy_timeout().as_millis()
-    }))?;
+    wait_for_writers(&mut conn)?;
     // Hook scripts stage their work in temp tables: keep them off the disk.
     conn.pragma_update(None, "temp_store", "MEMORY")?;
     // In WAL mode, NORMAL syncs at checkpoints instead of every commit: a
@@ -162,6 +168,16 @@ fn connect(path: &Path, access: Access) -> Result<Connection> {
         ensure_schema(&conn).context("cannot set up the schema")?;
     }
     Ok(conn)
+}
+
+/// Wait for a busy writer in 1 ms steps, up to BUSY_TIMEOUT: SQLite's own
+/// handler backs off to 100 ms sleeps, which made the slowest hooks wait
+/// far longer than the lock was held.
+fn wait_for_writers(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.busy_handler(Some(|attempt: i32| {
+        std::thread::sleep(BUSY_STEP);
+        u128::try_from(attempt).unwrap_or(0) * BUSY_STEP.as_millis() < busy_timeout().as_millis()
+    }))
 }
 
 /// Why SQLite's "unable to open database file" or "disk I/O error" may have

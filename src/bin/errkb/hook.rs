@@ -38,6 +38,9 @@ pub struct Hook {
     /// SQLite does not parse them: a Read's whole file, a command's whole
     /// output (the sqlite3 shell, given them, gets the same result).
     pub unread: &'static [&'static str],
+    /// Whether the script writes (stores the call): such a hook keeps the
+    /// write-ahead log short, before it writes.
+    pub writes: bool,
 }
 
 /// The subagent types that write code: the seed's list (matched anywhere
@@ -55,6 +58,7 @@ pub const HOOKS: &[Hook] = &[
         matcher: Some("Read|Edit|Write|NotebookEdit|Bash"),
         timeout_secs: 3,
         script: include_str!("../../../sql/hooks/PreToolUse.sql"),
+        writes: false,
         unread: &[],
     },
     Hook {
@@ -62,6 +66,7 @@ pub const HOOKS: &[Hook] = &[
         matcher: Some("*"),
         timeout_secs: 5,
         script: include_str!("../../../sql/hooks/PostToolUse.sql"),
+        writes: true,
         unread: &["tool_response"],
     },
     Hook {
@@ -69,6 +74,7 @@ pub const HOOKS: &[Hook] = &[
         matcher: Some("*"),
         timeout_secs: 5,
         script: include_str!("../../../sql/hooks/PostToolUseFailure.sql"),
+        writes: true,
         unread: &[],
     },
     Hook {
@@ -76,6 +82,7 @@ pub const HOOKS: &[Hook] = &[
         matcher: Some(CODE_AGENT_TYPES),
         timeout_secs: 3,
         script: include_str!("../../../sql/hooks/SubagentStart.sql"),
+        writes: false,
         unread: &[],
     },
     // starts the embedding job in a process of its own and returns at once
@@ -84,6 +91,7 @@ pub const HOOKS: &[Hook] = &[
         matcher: None,
         timeout_secs: 2,
         script: include_str!("../../../sql/hooks/SessionEnd.sql"),
+        writes: false,
         unread: &[],
     },
 ];
@@ -121,6 +129,9 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
     let sql = script_of(hook)?;
     let db_path = paths::database(db_path)?;
     let mut conn = db::open(&db_path, Access::ReadWrite)?;
+    if hook.writes {
+        conn.checkpoint_if_long();
+    }
     // Interrupt whatever statement runs past the budget (checked every
     // 1000 VM steps; a statement waiting on a lock is bounded by the busy
     // timeout instead, and writing the event may wait for it).
