@@ -544,19 +544,21 @@ Peak RSS from 5 more runs of each under GNU `time` (the floor: {floor_mb:.1f} MB
 Goals: text-only hooks at most 1.5× the floor (the JavaScript system: about
 100 ms each, 2.1 s when its search misses); the vector-stage failure hook
 within the embedding cold-start goal (150 ms). Instructions per run
-(callgrind, this version): the floor 2.2 million; PreToolUse 3.2,
-SubagentStart 2.8, PostToolUse with nothing to learn 2.7 (a 40 KB Read
-2.9), the failure hook with an exact hit 3.3, PostToolUse that learns a fix
-4.4, SessionEnd 1.3 (the embedding job it starts is a process of its own).
-The hooks that store a call also write pages into the write-ahead log (a
-success three: the table's, `sqlite_sequence`'s and one index page; an
-error five; the advice given about five more, a fix learned about a
-dozen), which every later process reads when it opens the file and a
-checkpoint writes again with its fsyncs (the p90 of the writing hooks).
-The two that do the most are a failure that gets advice (the search, the
-count and the note of the advice, the answer; the event commits first, on
-its own) and a success that resolves an error (`kb_resolves`, and
-`kb_learn`, whose trigger is made for the connection when it learns).
+(callgrind, this version, on a copy of this knowledge base): the floor
+2.2 million; PreToolUse 3.0, SubagentStart 2.6, PostToolUse with nothing
+to learn 2.4 (a 40 KB Read 2.6), the failure hook with an exact hit 2.9,
+PostToolUse that learns a fix 3.3, SessionEnd 1.0 (the embedding job it
+starts is a process of its own). The hooks that store a call also write
+pages into the write-ahead log (a success three: the table's,
+`sqlite_sequence`'s and one index page; an error five; the advice given
+about five more, a fix learned about a dozen), which every later process
+reads when it opens the file and a checkpoint writes again with its
+fsyncs: the writing hook that finds the log past 64 pages checkpoints it
+before it writes (the p90 of the writing hooks). The two that do the most
+are a failure that gets advice (the search, the count and the note of the
+advice, the answer; the event commits first, on its own) and a success
+that resolves an error (`kb_resolves`, and `kb_learn`, whose statements
+the connection compiles when it first learns).
 Ratios to the floor move by about ±0.1 from one run to another on this
 machine (the floor itself took 2.3 to 3.7 ms on the same day).
 
