@@ -157,8 +157,8 @@ pub fn statements(sql: &str) -> Vec<String> {
             b';' => {
                 current.push(';');
                 // Only a trigger's body holds a `;` that ends nothing: SQLite
-                // is asked about a statement that names one.
-                let complete = !current.to_ascii_lowercase().contains("trigger") || {
+                // is asked about a statement that makes one.
+                let complete = !makes_trigger(&current) || {
                     terminated.clear();
                     terminated.extend_from_slice(current.as_bytes());
                     terminated.push(0);
@@ -187,6 +187,14 @@ pub fn statements(sql: &str) -> Vec<String> {
         out.push(current.trim().to_owned());
     }
     out
+}
+
+/// Whether a statement (without comments) makes a trigger: `CREATE
+/// [TEMP|TEMPORARY] TRIGGER …`.
+fn makes_trigger(statement: &str) -> bool {
+    let mut words = statement.split_ascii_whitespace();
+    words.next().is_some_and(|w| w.eq_ignore_ascii_case("create"))
+        && words.take(2).any(|w| w.eq_ignore_ascii_case("trigger"))
 }
 
 /// A script run many times on one connection (errkb learn runs a hook
@@ -501,6 +509,14 @@ mod tests {
                 "SELECT 2;",
                 "CREATE TRIGGER g AFTER INSERT ON t BEGIN SELECT 3; SELECT 4; END;",
                 "SELECT 5"
+            ]
+        );
+        let temp = "create temporary trigger if not exists g after insert on t begin select 1; end; select 'trigger;';";
+        assert_eq!(
+            statements(temp),
+            vec![
+                "create temporary trigger if not exists g after insert on t begin select 1; end;",
+                "select 'trigger;';"
             ]
         );
     }
