@@ -560,7 +560,11 @@ advice, the answer; the event commits first, on its own) and a success
 that resolves an error (`kb_resolves`, and `kb_learn`, whose statements
 the connection compiles when it first learns).
 Ratios to the floor move by about ±0.1 from one run to another on this
-machine (the floor itself took 2.3 to 3.7 ms on the same day).
+machine, more for the writing hooks: the failure hook with an exact hit
+took 1.40× to 1.76× the floor in eight runs on one day, the highest when
+the floor itself ran fastest (2.6 ms, against 3.4 to 3.6 ms in the other
+runs), since the hook's file writes and syncs do not speed up with the
+processor.
 
 ### 8 sessions at once
 
