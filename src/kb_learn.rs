@@ -93,7 +93,7 @@ impl KbLearnTable {
         }
         for step in steps.iter_mut().flatten() {
             for &(index, column) in &step.bindings {
-                let value = values.get(column).copied().ok_or("kb_learn: a column is missing")?;
+                let value = values.get(column).copied().ok_or("a column is missing")?;
                 step.statement.bind_value(index, value)?;
             }
             step.statement.execute()?;
