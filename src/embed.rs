@@ -129,9 +129,12 @@ impl Embedder {
                 .and_then(|b| Ok(b.with_intra_threads(threads)?))
                 .and_then(|b| Ok(b.with_inter_threads(1)?))
                 .and_then(|b| Ok(b.with_optimization_level(GraphOptimizationLevel::Level3)?))
-                .and_then(|b| match PREPACK.load(std::sync::atomic::Ordering::Relaxed) {
-                    true => Ok(b),
-                    false => Ok(b.with_config_entry("session.disable_prepacking", "1")?),
+                .and_then(|b| {
+                    if PREPACK.load(std::sync::atomic::Ordering::Relaxed) {
+                        Ok(b)
+                    } else {
+                        Ok(b.with_config_entry("session.disable_prepacking", "1")?)
+                    }
                 })
                 .and_then(|mut b| b.commit_from_file(&files.model))
                 .map_err(|e| format!("cannot load the model {}: {e}", files.model.display()));

@@ -18,7 +18,6 @@
 //! INSERT can name no rowid; its PRIMARY KEY is only there because SQLite
 //! requires one (a single column) of such a table, and constrains nothing.
 
-use std::cell::RefCell;
 use std::ffi::c_int;
 
 use sqlite_loadable::prelude::*;
@@ -59,7 +58,7 @@ pub struct KbLearnTable {
     base: sqlite3_vtab,
     db: *mut sqlite3,
     /// Prepared on the first INSERT, kept while the connection lasts.
-    steps: RefCell<Option<Vec<Step>>>,
+    steps: Option<Vec<Step>>,
 }
 
 impl KbLearnTable {
@@ -86,12 +85,11 @@ impl KbLearnTable {
     }
 
     /// Learn one row.
-    fn learn(&self, values: &[*mut sqlite3_value]) -> std::result::Result<(), String> {
-        let mut steps = self.steps.borrow_mut();
-        if steps.is_none() {
-            *steps = Some(self.prepare()?);
+    fn learn(&mut self, values: &[*mut sqlite3_value]) -> std::result::Result<(), String> {
+        if self.steps.is_none() {
+            self.steps = Some(self.prepare()?);
         }
-        for step in steps.iter_mut().flatten() {
+        for step in self.steps.iter_mut().flatten() {
             for &(index, column) in &step.bindings {
                 let value = values.get(column).copied().ok_or("a column is missing")?;
                 step.statement.bind_value(index, value)?;
@@ -120,14 +118,7 @@ impl<'vtab> VTab<'vtab> for KbLearnTable {
     fn connect(db: *mut sqlite3, _aux: Option<&()>, _args: VTabArguments) -> Result<(String, Self)> {
         // SAFETY: an all-zero sqlite3_vtab is its documented initial state.
         let base = unsafe { std::mem::zeroed() };
-        Ok((
-            TABLE_SCHEMA.to_owned(),
-            KbLearnTable {
-                base,
-                db,
-                steps: RefCell::new(None),
-            },
-        ))
+        Ok((TABLE_SCHEMA.to_owned(), KbLearnTable { base, db, steps: None }))
     }
 
     fn best_index(&self, mut info: IndexInfo) -> std::result::Result<(), BestIndexError> {

@@ -99,70 +99,53 @@ pub struct Statement {
 
 impl Statement {
     pub fn prepare(db: *mut sqlite3, sql: &str) -> Result<Self, String> {
-        let api = api()?;
-        let mut stmt = ptr::null_mut();
-        let len = c_int::try_from(sql.len()).map_err(|_| "statement too long".to_owned())?;
-        // SAFETY: db is the live connection SQLite called us with; sql is
-        // passed with its length, so it needs no NUL terminator.
-        let rc = unsafe {
-            call!(
-                api,
-                prepare_v2(
-                    db.cast(),
-                    sql.as_ptr().cast::<c_char>(),
-                    len,
-                    &mut stmt,
-                    ptr::null_mut()
-                )
-            )
-        };
-        if rc != 0 || stmt.is_null() {
-            return Err(errmsg(api, db));
+        match Self::prepare_first(db, sql.as_bytes())? {
+            (Some(statement), _) => Ok(statement),
+            (None, _) => Err("no SQL statement to prepare".to_owned()),
         }
-        Ok(Statement {
-            db,
-            stmt: stmt.cast(),
-            api,
-        })
     }
 
     /// Every statement of `sql`, in order (a script of several; comments
     /// and blank space between them are skipped).
     pub fn prepare_all(db: *mut sqlite3, sql: &str) -> Result<Vec<Self>, String> {
-        let api = api()?;
         let mut statements = Vec::new();
         let mut rest = sql.as_bytes();
-        while !rest.is_empty() {
-            let mut stmt = ptr::null_mut();
-            let mut tail: *const c_char = ptr::null();
-            let len = c_int::try_from(rest.len()).map_err(|_| "script too long".to_owned())?;
-            // SAFETY: db is the live connection SQLite called us with; the
-            // text is passed with its length, and `tail` points into it.
-            let rc = unsafe {
-                call!(
-                    api,
-                    prepare_v2(db.cast(), rest.as_ptr().cast::<c_char>(), len, &mut stmt, &mut tail)
-                )
-            };
-            if rc != 0 {
-                return Err(errmsg(api, db));
-            }
-            // SAFETY: SQLite sets `tail` to the first byte after the
-            // statement it compiled, inside `rest` (or at its end).
-            let used = unsafe { tail.cast::<u8>().offset_from(rest.as_ptr()) };
-            let used = usize::try_from(used).map_err(|_| "a statement ended before it began".to_owned())?;
-            rest = &rest[used.min(rest.len())..];
-            if stmt.is_null() {
-                // only comments or blank space were left
-                break;
-            }
-            statements.push(Statement {
-                db,
-                stmt: stmt.cast(),
-                api,
-            });
+        while let (Some(statement), used) = Self::prepare_first(db, rest)? {
+            statements.push(statement);
+            rest = &rest[used..];
         }
         Ok(statements)
+    }
+
+    /// The first statement of `sql` and how many bytes it took; `None`
+    /// when only comments or blank space are left.
+    fn prepare_first(db: *mut sqlite3, sql: &[u8]) -> Result<(Option<Self>, usize), String> {
+        let api = api()?;
+        let mut stmt = ptr::null_mut();
+        let mut tail: *const c_char = ptr::null();
+        let len = c_int::try_from(sql.len()).map_err(|_| "statement too long".to_owned())?;
+        // SAFETY: db is the live connection SQLite called us with; the text
+        // is passed with its length (no NUL terminator needed), and SQLite
+        // points `tail` into it.
+        let rc = unsafe {
+            call!(
+                api,
+                prepare_v2(db.cast(), sql.as_ptr().cast::<c_char>(), len, &mut stmt, &mut tail)
+            )
+        };
+        if rc != 0 {
+            return Err(errmsg(api, db));
+        }
+        // SAFETY: `tail` is the first byte after the statement compiled,
+        // inside `sql` or at its end.
+        let used = usize::try_from(unsafe { tail.cast::<u8>().offset_from(sql.as_ptr()) })
+            .map_or(sql.len(), |used| used.min(sql.len()));
+        let statement = (!stmt.is_null()).then(|| Statement {
+            db,
+            stmt: stmt.cast(),
+            api,
+        });
+        Ok((statement, used))
     }
 
     /// The names of the statement's parameters (`:name`), by index from 1;
@@ -198,13 +181,11 @@ impl Statement {
     /// Run the statement to its end (its rows, if any, unread), and make it
     /// ready to run again.
     pub fn execute(&mut self) -> Result<(), String> {
-        let outcome = loop {
-            match self.step() {
-                Ok(true) => continue,
-                Ok(false) => break Ok(()),
-                Err(e) => break Err(e),
-            }
+        let mut run = || -> Result<(), String> {
+            while self.step()? {}
+            Ok(())
         };
+        let outcome = run();
         // reset after a failure returns the same error: the step's is kept
         let _ = self.reset();
         outcome
