@@ -9,36 +9,27 @@
 -- An interrupt (the user stopped the call) is stored as such and is
 -- neither an error to learn from nor one to advise on.
 
--- The payload's few fields, parsed once (one json_extract with several
--- paths), and the error's key, computed once: an error may be megabytes.
--- Secrets are redacted before anything is derived from the error (its
--- first 20,000 characters: the key and the stored text come from far
--- less, and a cut token past that point is never kept).
+-- The payload's few fields (SQLite parses :stdin once for all of them),
+-- then what is derived from the error, computed once: an error may be
+-- megabytes. Secrets are redacted before anything is derived from the
+-- error (its first 20,000 characters: the key and the stored text come
+-- from far less, and a cut token past that point is never kept). Each
+-- step is a statement of its own: nested subqueries cost SQLite several
+-- times more to compile than the work they save.
 -- (Temp tables are declared, then filled: `CREATE TABLE … AS SELECT`
--- compiles its query without SQLite's small-allocation cache, a tenth of
--- a hook's work. `LIMIT -1` keeps each inner level computed once: SQLite
--- would otherwise copy its expressions into the level above, once per use.)
-CREATE TEMP TABLE payload (ts, session_id, cwd, tool, error, error_key, error_raw, signature, headline, subject,
-                           file, agent_id, tool_use_id, interrupted);
-INSERT INTO temp.payload
+-- compiles its query without SQLite's small-allocation cache.)
+CREATE TEMP TABLE payload (ts, session_id, cwd, tool, error, error_key, error_raw, english, signature, headline,
+                           subject, file, agent_id, tool_use_id, interrupted);
+INSERT INTO temp.payload (ts, session_id, cwd, tool, error, subject, file, agent_id, tool_use_id, interrupted)
 SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-       session_id, cwd, tool, error, normalize_error(error), substr(error, 1, 500),
-       error_signature(english), error_headline(english),
-       CASE WHEN tool = 'Bash' THEN command_subject(command) END, file, agent_id, tool_use_id, interrupted
-FROM (SELECT *, translate_messages(error) AS english
-      FROM (SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_extract(f, '$[1]') AS cwd,
-                   json_extract(f, '$[2]') AS tool,
-                   redact_secrets(substr(coalesce(json_extract(f, '$[3]'), ''), 1, 20000)) AS error,
-                   json_extract(f, '$[4]') AS command,
-                   redact_path(coalesce(json_extract(f, '$[5]'), json_extract(f, '$[6]'))) AS file,
-                   json_extract(f, '$[7]') AS agent_id, json_extract(f, '$[8]') AS tool_use_id,
-                   coalesce(json_extract(f, '$[9]'), 0) IN (1, 'true') AS interrupted
-            FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.error',
-                                      '$.tool_input.command', '$.tool_input.file_path',
-                                      '$.tool_input.notebook_path', '$.agent_id', '$.tool_use_id',
-                                      '$.is_interrupt') AS f)
-            LIMIT -1)
-      LIMIT -1);
+       coalesce(:stdin ->> '$.session_id', 'unknown'), :stdin ->> '$.cwd', :stdin ->> '$.tool_name',
+       redact_secrets(substr(coalesce(:stdin ->> '$.error', ''), 1, 20000)),
+       CASE WHEN :stdin ->> '$.tool_name' = 'Bash' THEN command_subject(:stdin ->> '$.tool_input.command') END,
+       redact_path(coalesce(:stdin ->> '$.tool_input.file_path', :stdin ->> '$.tool_input.notebook_path')),
+       :stdin ->> '$.agent_id', :stdin ->> '$.tool_use_id', coalesce(:stdin ->> '$.is_interrupt', 0) IN (1, 'true');
+UPDATE temp.payload SET error_key = normalize_error(error), error_raw = substr(error, 1, 500),
+                        english = translate_messages(error);
+UPDATE temp.payload SET signature = error_signature(english), headline = error_headline(english);
 
 -- 1. The event (before anything that may be slow or fail: it commits
 -- alone), with what learning needs later: the signature and identifying
@@ -59,13 +50,14 @@ FROM temp.payload;
 -- At most one row: kb_search gives the best fix only.
 CREATE TEMP TABLE hit (id, fix_id, stage, distance, headline, error_normalized, resolution, other_fixes);
 INSERT INTO temp.hit
-SELECT id, fix_id, stage, distance, headline, error_normalized, resolution, other_fixes
-FROM kb_search((SELECT error FROM temp.payload WHERE NOT interrupted AND :event_ts IS NULL)) AS h
-WHERE NOT EXISTS (
-  SELECT 1 FROM main.events
-  WHERE session_id = (SELECT session_id FROM temp.payload) AND type = 'advice'
-    AND coalesce(data ->> '$.agentId', '') = coalesce((SELECT agent_id FROM temp.payload), '')
-    AND data ->> '$.key' = 'fix:' || h.id);
+SELECT h.id, h.fix_id, h.stage, h.distance, h.headline, h.error_normalized, h.resolution, h.other_fixes
+FROM temp.payload AS p, kb_search(p.error) AS h
+WHERE NOT p.interrupted AND :event_ts IS NULL
+  AND NOT EXISTS (
+    SELECT 1 FROM main.events AS e
+    WHERE e.session_id = p.session_id AND e.type = 'advice'
+      AND coalesce(e.data ->> '$.agentId', '') = coalesce(p.agent_id, '')
+      AND e.data ->> '$.key' = 'fix:' || h.id);
 
 -- Nothing found (a new error, an interrupt, an import): the runner stops
 -- here (a gate: see script.rs); what follows does nothing without a hit.
