@@ -30,6 +30,8 @@ use sqlite_loadable::prelude::*;
 use sqlite_loadable::table::define_virtual_table_writeablex;
 use sqlite_loadable::{define_scalar_function, define_table_function, Error, Result};
 
+pub use search::take_last_failure as take_last_search_failure;
+
 use embed_batch::EmbedBatchTable;
 use functions::{guarded, SCALAR_FUNCTIONS};
 use kb_learn::KbLearnTable;

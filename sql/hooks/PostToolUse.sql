@@ -5,31 +5,27 @@
 --            transcript; NULL (now) in a live hook
 -- Prints nothing.
 
--- The payload's few fields, parsed once (one json_extract with several
--- paths): a PostToolUse payload also carries the tool's whole output,
--- often hundreds of kilobytes, and each json_extract on it costs a parse.
+-- The payload's few fields. A PostToolUse payload also carries the tool's
+-- whole output, often hundreds of kilobytes: SQLite parses :stdin once for
+-- all of them (its JSON cache), and the tool's output is never read.
 -- (Temp tables are declared, then filled: see PostToolUseFailure.sql.)
 CREATE TEMP TABLE payload (ts, session_id, cwd, tool, command, file_path, pattern, agent_type, model, agent_id,
                            tool_use_id, subject, edit);
-INSERT INTO temp.payload
+INSERT INTO temp.payload (ts, session_id, cwd, tool, command, file_path, pattern, agent_type, model, agent_id,
+                          tool_use_id, edit)
 SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-       session_id, cwd, tool, command, file_path, pattern, agent_type, model, agent_id, tool_use_id,
-       CASE WHEN tool = 'Bash' THEN command_subject(command) END,
+       coalesce(:stdin ->> '$.session_id', 'unknown'), :stdin ->> '$.cwd', :stdin ->> '$.tool_name',
+       redact_secrets(substr(:stdin ->> '$.tool_input.command', 1, 20000)),
+       coalesce(:stdin ->> '$.tool_input.file_path', :stdin ->> '$.tool_input.notebook_path'),
+       :stdin ->> '$.tool_input.pattern', :stdin ->> '$.tool_input.subagent_type', :stdin ->> '$.tool_input.model',
+       :stdin ->> '$.agent_id', :stdin ->> '$.tool_use_id',
        -- an edit's compact before → after, redacted before it is cut
-       CASE WHEN old_text IS NOT NULL OR new_text IS NOT NULL
-            THEN edit_hunk(redact_secrets(coalesce(old_text, '')), redact_secrets(coalesce(new_text, ''))) END
-FROM (SELECT coalesce(json_extract(f, '$[0]'), 'unknown') AS session_id, json_extract(f, '$[1]') AS cwd,
-             json_extract(f, '$[2]') AS tool, redact_secrets(substr(json_extract(f, '$[3]'), 1, 20000)) AS command,
-             coalesce(json_extract(f, '$[4]'), json_extract(f, '$[8]')) AS file_path, json_extract(f, '$[5]') AS pattern,
-             json_extract(f, '$[6]') AS agent_type, json_extract(f, '$[7]') AS model, json_extract(f, '$[9]') AS agent_id,
-             substr(json_extract(f, '$[10]'), 1, 20000) AS old_text,
-             substr(coalesce(json_extract(f, '$[11]'), json_extract(f, '$[12]')), 1, 20000) AS new_text,
-             json_extract(f, '$[13]') AS tool_use_id
-      FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.tool_input.command',
-                                '$.tool_input.file_path', '$.tool_input.pattern', '$.tool_input.subagent_type',
-                                '$.tool_input.model', '$.tool_input.notebook_path', '$.agent_id',
-                                '$.tool_input.old_string', '$.tool_input.new_string',
-                                '$.tool_input.new_source', '$.tool_use_id') AS f));
+       CASE WHEN :stdin ->> '$.tool_input.old_string' IS NOT NULL
+              OR coalesce(:stdin ->> '$.tool_input.new_string', :stdin ->> '$.tool_input.new_source') IS NOT NULL
+            THEN edit_hunk(redact_secrets(substr(coalesce(:stdin ->> '$.tool_input.old_string', ''), 1, 20000)),
+                           redact_secrets(substr(coalesce(:stdin ->> '$.tool_input.new_string',
+                                                          :stdin ->> '$.tool_input.new_source', ''), 1, 20000))) END;
+UPDATE temp.payload SET subject = command_subject(command) WHERE tool = 'Bash';
 
 -- 1. The event, with what is worth remembering of the input ("meta"):
 -- sensitive file names masked, secrets in commands redacted (before the

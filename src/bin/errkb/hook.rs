@@ -145,10 +145,10 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
     let mut out = Vec::new();
     let result = script::run(&conn, &sql, &params, &mut out)
         .with_context(|| format!("{event}.sql on {}{}", db_path.display(), db::storage_hint(&db_path)));
-    // A search stage that failed is passed over (no advice); say why in the log.
-    if let Ok(Some(failure)) = conn.query_row("SELECT errkb_last_search_error()", [], |r| {
-        r.get::<_, Option<String>>(0)
-    }) {
+    // A search stage that failed is passed over (no advice); say why in the
+    // log. (What errkb_last_search_error() answers, asked of the extension
+    // linked in: no statement to compile.)
+    if let Some(failure) = errkb::take_last_search_failure() {
         log_failure(event, &format!("search stage skipped: {failure}"));
     }
     result?;

@@ -134,7 +134,7 @@ pub fn statements(sql: &str) -> Vec<String> {
         let taken = match rest[0] {
             b'-' if rest.starts_with(b"--") => {
                 // to the end of the line; the line break stays
-                rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len())
+                memchr::memchr(b'\n', rest).unwrap_or(rest.len())
             }
             b'/' if rest.starts_with(b"/*") => {
                 // a space, so that the words around it stay apart
@@ -147,10 +147,7 @@ pub fn statements(sql: &str) -> Vec<String> {
             quote @ (b'\'' | b'"' | b'`' | b'[') => {
                 // to its closing quote (a doubled quote closes and reopens it)
                 let close = if quote == b'[' { b']' } else { quote };
-                let end = rest[1..]
-                    .iter()
-                    .position(|&b| b == close)
-                    .map_or(rest.len(), |end| end + 2);
+                let end = memchr::memchr(close, &rest[1..]).map_or(rest.len(), |end| end + 2);
                 current.push_str(&sql[at..at + end]);
                 end
             }
@@ -175,7 +172,7 @@ pub fn statements(sql: &str) -> Vec<String> {
                 // up to the next byte that may start a quote, a comment or an end
                 let end = rest[1..]
                     .iter()
-                    .position(|b| matches!(b, b'-' | b'/' | b'\'' | b'"' | b'`' | b'[' | b';'))
+                    .position(|&b| MAY_START_SOMETHING[usize::from(b)])
                     .map_or(rest.len(), |end| end + 1);
                 current.push_str(&sql[at..at + end]);
                 end
@@ -188,6 +185,19 @@ pub fn statements(sql: &str) -> Vec<String> {
     }
     out
 }
+
+/// The bytes at which `statements` looks closer: a comment, a quote or
+/// the end of a statement may start there.
+static MAY_START_SOMETHING: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    let bytes = b"-/'\"`[;";
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// Whether a statement (without comments) makes a trigger: `CREATE
 /// [TEMP|TEMPORARY] TRIGGER …`.
