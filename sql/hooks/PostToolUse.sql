@@ -6,25 +6,28 @@
 -- Prints nothing.
 
 -- The payload's few fields. A PostToolUse payload also carries the tool's
--- whole output, often hundreds of kilobytes: SQLite parses :stdin once for
--- all of them (its JSON cache), and the tool's output is never read.
+-- whole output, often hundreds of kilobytes: one json_extract with several
+-- paths parses it once (SQLite 3.40, the stock shell, caches a parse per
+-- call site only), and the fields are read from the small array it gives.
 -- (Temp tables are declared, then filled: see PostToolUseFailure.sql.)
 CREATE TEMP TABLE payload (ts, session_id, cwd, tool, command, file_path, pattern, agent_type, model, agent_id,
                            tool_use_id, subject, edit);
 INSERT INTO temp.payload (ts, session_id, cwd, tool, command, file_path, pattern, agent_type, model, agent_id,
                           tool_use_id, edit)
 SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-       coalesce(:stdin ->> '$.session_id', 'unknown'), :stdin ->> '$.cwd', :stdin ->> '$.tool_name',
-       redact_secrets(substr(:stdin ->> '$.tool_input.command', 1, 20000)),
-       coalesce(:stdin ->> '$.tool_input.file_path', :stdin ->> '$.tool_input.notebook_path'),
-       :stdin ->> '$.tool_input.pattern', :stdin ->> '$.tool_input.subagent_type', :stdin ->> '$.tool_input.model',
-       :stdin ->> '$.agent_id', :stdin ->> '$.tool_use_id',
+       coalesce(f ->> '$[0]', 'unknown'), f ->> '$[1]', f ->> '$[2]',
+       redact_secrets(substr(f ->> '$[3]', 1, 20000)), coalesce(f ->> '$[4]', f ->> '$[8]'),
+       f ->> '$[5]', f ->> '$[6]', f ->> '$[7]', f ->> '$[9]', f ->> '$[13]',
        -- an edit's compact before → after, redacted before it is cut
-       CASE WHEN :stdin ->> '$.tool_input.old_string' IS NOT NULL
-              OR coalesce(:stdin ->> '$.tool_input.new_string', :stdin ->> '$.tool_input.new_source') IS NOT NULL
-            THEN edit_hunk(redact_secrets(substr(coalesce(:stdin ->> '$.tool_input.old_string', ''), 1, 20000)),
-                           redact_secrets(substr(coalesce(:stdin ->> '$.tool_input.new_string',
-                                                          :stdin ->> '$.tool_input.new_source', ''), 1, 20000))) END;
+       CASE WHEN f ->> '$[10]' IS NOT NULL OR coalesce(f ->> '$[11]', f ->> '$[12]') IS NOT NULL
+            THEN edit_hunk(redact_secrets(substr(coalesce(f ->> '$[10]', ''), 1, 20000)),
+                           redact_secrets(substr(coalesce(f ->> '$[11]', f ->> '$[12]', ''), 1, 20000))) END
+FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.tool_input.command',
+                          '$.tool_input.file_path', '$.tool_input.pattern', '$.tool_input.subagent_type',
+                          '$.tool_input.model', '$.tool_input.notebook_path', '$.agent_id',
+                          '$.tool_input.old_string', '$.tool_input.new_string',
+                          '$.tool_input.new_source', '$.tool_use_id') AS f
+      LIMIT -1);
 UPDATE temp.payload SET subject = command_subject(command) WHERE tool = 'Bash';
 
 -- 1. The event, with what is worth remembering of the input ("meta"):
