@@ -545,10 +545,12 @@ Goals: text-only hooks at most 1.5× the floor (the JavaScript system: about
 100 ms each, 2.1 s when its search misses); the vector-stage failure hook
 within the embedding cold-start goal (150 ms). Instructions per run
 (callgrind, this version, on a copy of this knowledge base): the floor
-2.2 million; PreToolUse 3.0, SubagentStart 2.6, PostToolUse with nothing
-to learn 2.4 (a 40 KB Read 2.6), the failure hook with an exact hit 2.9,
-PostToolUse that learns a fix 3.3, SessionEnd 1.0 (the embedding job it
-starts is a process of its own). The hooks that store a call also write
+2.2 million; PreToolUse 2.9, SubagentStart 2.5, PostToolUse with nothing
+to learn 2.2 (a 40 KB Read 2.4), the failure hook with an exact hit 2.6,
+PostToolUse that learns a fix 3.1, SessionEnd 1.0 (the embedding job it
+starts is a process of its own). About half of a hook's instructions are
+SQLite compiling: the file's schema when it opens, then each statement of
+the script. The hooks that store a call also write
 pages into the write-ahead log (a success three: the table's,
 `sqlite_sequence`'s and one index page; an error five; the advice given
 about five more, a fix learned about a dozen), which every later process
@@ -560,11 +562,12 @@ advice, the answer; the event commits first, on its own) and a success
 that resolves an error (`kb_resolves`, and `kb_learn`, whose statements
 the connection compiles when it first learns).
 Ratios to the floor move by about ±0.1 from one run to another on this
-machine, more for the writing hooks: the failure hook with an exact hit
-took 1.40× to 1.76× the floor in eight runs on one day, the highest when
-the floor itself ran fastest (2.6 ms, against 3.4 to 3.6 ms in the other
-runs), since the hook's file writes and syncs do not speed up with the
-processor.
+machine, more for the writing hooks. In five runs of this version on one
+day (floor 3.8 to 4.1 ms) the failure hook with an exact hit took 1.34× to
+1.46× the floor, the success that learns a fix 1.32× to 1.40×. The ratio
+is highest when the floor itself runs fastest: the previous version, in
+runs whose floor took 2.6 ms, reached 1.76× for the failure hook, since
+the hook's file writes do not speed up with the processor.
 
 ### 8 sessions at once
 
