@@ -9,9 +9,9 @@
 -- An interrupt (the user stopped the call) is stored as such and is
 -- neither an error to learn from nor one to advise on.
 
--- The payload's few fields (SQLite parses :stdin once for all of them),
--- then what is derived from the error, computed once: an error may be
--- megabytes. Secrets are redacted before anything is derived from the
+-- The payload's few fields (SQLite 3.45 and later parse :stdin once for
+-- all of them; see DESIGN.md for the 3.40 shell), then what is derived
+-- from the error, computed once: an error may be megabytes. Secrets are redacted before anything is derived from the
 -- error (its first 20,000 characters: the key and the stored text come
 -- from far less, and a cut token past that point is never kept). Each
 -- step is a statement of its own: nested subqueries cost SQLite several
