@@ -545,13 +545,12 @@ Goals: text-only hooks at most 1.5× the floor (the JavaScript system: about
 100 ms each, 2.1 s when its search misses); the vector-stage failure hook
 within the embedding cold-start goal (150 ms). Instructions per run
 (callgrind, this version, on a copy of this knowledge base): the floor
-2.2 million; PreToolUse 3.1, SubagentStart 2.7, PostToolUse with nothing
-to learn 2.3 (a 40 KB Read 2.5), the failure hook with an exact hit 2.8,
-PostToolUse that learns a fix 3.4, SessionEnd 1.0 (the embedding job it
+2.2 million; PreToolUse 2.9, SubagentStart 2.5, PostToolUse with nothing
+to learn 2.2 (a 40 KB Read 2.4), the failure hook with an exact hit 2.6,
+PostToolUse that learns a fix 3.1, SessionEnd 1.0 (the embedding job it
 starts is a process of its own). About half of a hook's instructions are
 SQLite compiling: the file's schema when it opens, then each statement of
-the script. (The runner's SQLite is compiled for size: 7 % more
-instructions, fewer pages of code to load, less time; see DESIGN.md.) The hooks that store a call also write
+the script. The hooks that store a call also write
 pages into the write-ahead log (a success three: the table's,
 `sqlite_sequence`'s and one index page; an error five; the advice given
 about five more, a fix learned about a dozen), which every later process
@@ -563,14 +562,13 @@ advice, the answer; the event commits first, on its own) and a success
 that resolves an error (`kb_resolves`, and `kb_learn`, whose statements
 the connection compiles when it first learns).
 Ratios to the floor move by about ±0.1 from one run to another on this
-machine, more for the writing hooks. In five runs of this version on one
-day (floor 3.55 to 4.11 ms) the failure hook with an exact hit took 1.34×
-to 1.39× the floor, the success that learns a fix 1.30× to 1.39×. The
-ratio is highest when the floor itself runs fastest, since the hook's file
-writes do not speed up with the processor: beside a floor of 3.4 to 3.7 ms
-(an interleaved comparison of 200 rounds, twice) the failure hook took
-1.45× and 1.47× (the build before SQLite was compiled for size: 1.55× and
-1.58×), and an earlier version reached 1.76× beside a floor of 2.6 ms.
+machine, more for the writing hooks, and most when the floor itself runs
+fastest, since the hook's file writes do not speed up with the processor:
+an earlier version reached 1.76× for the failure hook beside a floor of
+2.6 ms. Compared interleaved with the previous version (0fa43cb)
+(200 rounds, each build's runs rotated over the same copies of the
+knowledge base, floor 3.6 to 3.7 ms), the failure hook took 1.43× the
+floor against 1.66×.
 
 ### 8 sessions at once
 
