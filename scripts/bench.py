@@ -565,10 +565,16 @@ Ratios to the floor move by about ±0.1 from one run to another on this
 machine, more for the writing hooks, and most when the floor itself runs
 fastest, since the hook's file writes do not speed up with the processor:
 an earlier version reached 1.76× for the failure hook beside a floor of
-2.6 ms. Compared interleaved with the previous version (0fa43cb)
-(200 rounds, each build's runs rotated over the same copies of the
-knowledge base, floor 3.6 to 3.7 ms), the failure hook took 1.43× the
-floor against 1.66×.
+2.6 ms. A process also starts faster from a freshly written executable
+than from one that has sat in the page cache for a while: a fresh copy of
+the system's sqlite3 ran `select 1` in 2.60 ms against 2.86, and a fresh
+copy of an errkb build ran the failure hook 1.2 ms faster than the same
+bytes copied two hours earlier. `make bench` measures an errkb built
+moments before against the system's sqlite3, so compare versions with
+fresh copies of each, interleaved: the previous version (0fa43cb) and
+this one took 5.27 and 5.11 ms for the failure hook with advice (1.45×
+and 1.41× a 3.63 ms floor; 200 rounds, each build's runs rotated over
+the same copies of the knowledge base).
 
 ### 8 sessions at once
 
