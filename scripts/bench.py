@@ -562,11 +562,11 @@ advice, the answer; the event commits first, on its own) and a success
 that resolves an error (`kb_resolves`, and `kb_learn`, whose statements
 the connection compiles when it first learns).
 Ratios to the floor move by about ±0.1 from one run to another on this
-machine, more for the writing hooks, and most when the floor itself runs
-fastest, since the hook's file writes do not speed up with the processor:
-an earlier version reached 1.76× for the failure hook beside a floor of
-2.6 ms. A process also starts faster from a freshly written executable
-than from one that has sat in the page cache for a while: a fresh copy of
+machine, more for the writing hooks: an earlier version reached 1.76× for
+the failure hook beside a floor of 2.6 ms. One cause is the state of the
+programs' files: a process starts faster from a freshly written
+executable than from one that has sat in the page cache for a while (for
+reasons of the kernel's this suite does not pin down): a fresh copy of
 the system's sqlite3 ran `select 1` in 2.60 ms against 2.86, and a fresh
 copy of an errkb build ran the failure hook 1.2 ms faster than the same
 bytes copied two hours earlier. `make bench` measures an errkb built
