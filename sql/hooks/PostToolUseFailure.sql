@@ -11,11 +11,12 @@
 
 -- The payload's few fields (SQLite 3.45 and later parse :stdin once for
 -- all of them; see DESIGN.md for the 3.40 shell), then what is derived
--- from the error, computed once: an error may be megabytes. Secrets are redacted before anything is derived from the
--- error (its first 20,000 characters: the key and the stored text come
--- from far less, and a cut token past that point is never kept). Each
--- step is a statement of its own: nested subqueries cost SQLite several
--- times more to compile than the work they save.
+-- from the error, computed once: an error may be megabytes. Secrets are
+-- redacted before anything is derived from the error (its first 20,000
+-- characters: the key and the stored text come from far less, and a cut
+-- token past that point is never kept). Each step is a statement of its
+-- own: nested subqueries cost SQLite several times more to compile than
+-- the work they save.
 -- (Temp tables are declared, then filled: `CREATE TABLE … AS SELECT`
 -- compiles its query without SQLite's small-allocation cache.)
 CREATE TEMP TABLE payload (ts, session_id, cwd, tool, error, error_key, error_raw, english, signature, headline,

@@ -40,8 +40,9 @@ fn busy_timeout() -> Duration {
 const BUSY_STEP: Duration = Duration::from_millis(1);
 
 /// Past this size (64 pages of 4 KiB) the write-ahead log is checkpointed
-/// into the database and truncated (see `Database::checkpoint_if_long`). Every process that opens the database reads the whole log
-/// to rebuild its index (about 4.5 µs a page here), and a checkpoint with
+/// into the database and truncated (see `Database::checkpoint_if_long`).
+/// Every process that opens the database reads the whole log to rebuild
+/// its index (about 4.5 µs a page here), and a checkpoint with
 /// the log's restart costs about 2.5 ms (four fsyncs); a writing hook adds
 /// about 5 pages. Between 32 and 200 pages the mean hook time hardly moved
 /// (`make bench` conditions); a short log keeps the typical hook fast.
