@@ -27,6 +27,7 @@ mod payload;
 mod private;
 mod script;
 mod search;
+mod shared_libraries;
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
