@@ -191,3 +191,13 @@ def test_read_only_database_and_directory(home, small_disk):
     run_hook("PostToolUseFailure", body(), {"HOME": str(home), "ERRKB_DB": str(small_disk / "new.db")})
     log = log_of(home)
     assert log.count("folder is read-only") == 2
+
+
+def test_a_panic_inside_a_hook_is_caught_and_logged(home):
+    """A panic unwinds to the hook's own catch (through the unwinder the
+    runner links in): exit 0, nothing printed, the trace in the log."""
+    scripts = home / ".reflexion" / "sql" / "hooks"
+    scripts.mkdir(parents=True)
+    (scripts / "PostToolUseFailure.sql").write_text("SELECT errkb_debug('panic');\n")
+    run_hook("PostToolUseFailure", body(), {"HOME": str(home)})
+    assert "internal error (deliberate panic requested by errkb_debug('panic'))" in log_of(home)

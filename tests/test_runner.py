@@ -1,8 +1,12 @@
 """The errkb runner: database resolution, scripts with bound parameters,
 search and its exit codes."""
 import json
+import re
 import shutil
 import subprocess
+import sys
+
+import pytest
 
 from conftest import RUNNER, insert_kb, runner, sqlite_value
 
@@ -115,3 +119,11 @@ def test_a_closed_gate_ends_the_script_for_the_runner_only(tmp_path):
         assert runner("--db", str(tmp_path / "a.db"), "run", str(script), check=True).stdout == runner_prints
         shell = subprocess.run(["sqlite3", ":memory:", f".read {script}"], capture_output=True, text=True, timeout=60)
         assert shell.stdout == "after\n"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the runner's shared libraries on GNU/Linux")
+def test_the_runner_maps_libc_alone():
+    """Each shared library costs every hook process time to map (DESIGN.md):
+    the runner links its unwinder and the libm functions it uses."""
+    dynamic = subprocess.run(["readelf", "--dynamic", str(RUNNER)], capture_output=True, text=True, check=True).stdout
+    assert re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", dynamic) == ["libc.so.6"]
