@@ -19,7 +19,7 @@ SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
        redact_secrets(substr(f ->> '$[3]', 1, 20000)), coalesce(f ->> '$[4]', f ->> '$[8]'),
        f ->> '$[5]', f ->> '$[6]', f ->> '$[7]', f ->> '$[9]', f ->> '$[13]',
        -- an edit's compact before → after, redacted before it is cut
-       CASE WHEN f ->> '$[10]' IS NOT NULL OR coalesce(f ->> '$[11]', f ->> '$[12]') IS NOT NULL
+       CASE WHEN coalesce(f ->> '$[10]', f ->> '$[11]', f ->> '$[12]') IS NOT NULL
             THEN edit_hunk(redact_secrets(substr(coalesce(f ->> '$[10]', ''), 1, 20000)),
                            redact_secrets(substr(coalesce(f ->> '$[11]', f ->> '$[12]', ''), 1, 20000))) END
 FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.tool_input.command',

@@ -172,7 +172,7 @@ pub fn statements(sql: &str) -> Vec<String> {
                 // up to the next byte that may start a quote, a comment or an end
                 let end = rest[1..]
                     .iter()
-                    .position(|&b| MAY_START_SOMETHING[usize::from(b)])
+                    .position(|b| matches!(b, b'-' | b'/' | b'\'' | b'"' | b'`' | b'[' | b';'))
                     .map_or(rest.len(), |end| end + 1);
                 current.push_str(&sql[at..at + end]);
                 end
@@ -185,19 +185,6 @@ pub fn statements(sql: &str) -> Vec<String> {
     }
     out
 }
-
-/// The bytes at which `statements` looks closer: a comment, a quote or
-/// the end of a statement may start there.
-static MAY_START_SOMETHING: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut i = 0;
-    let bytes = b"-/'\"`[;";
-    while i < bytes.len() {
-        table[bytes[i] as usize] = true;
-        i += 1;
-    }
-    table
-};
 
 /// Whether a statement (without comments) makes a trigger: `CREATE
 /// [TEMP|TEMPORARY] TRIGGER …`.
