@@ -577,21 +577,22 @@ Goals: text-only hooks at most 1.5× the floor (the JavaScript system: about
 within the embedding cold-start goal (150 ms). Instructions per run
 (callgrind, this version, on a copy of this knowledge base): the floor
 2.2 million; PreToolUse 2.9, SubagentStart 2.5, PostToolUse with nothing
-to learn 2.2 (a 40 KB Read 2.4), the failure hook with an exact hit 2.6,
-PostToolUse that learns a fix 3.1, SessionEnd 1.0 (the embedding job it
+to learn 2.0 (a 40 KB Read 2.4), the failure hook with an exact hit 2.6,
+PostToolUse that learns a fix 3.0, SessionEnd 0.9 (the embedding job it
 starts is a process of its own). About half of a hook's instructions are
 SQLite compiling: the file's schema when it opens, then each statement of
 the script. Instructions are less than half of a hook's time, though: the
 rest is the kernel's: starting the process, mapping its files, and the
 page fault at the first touch of every page of memory, about 2.5 µs a
 page on this machine (an empty C program touching 400 pages took 1.0 ms
-more of CPU than one touching none). Under `perf stat` (medians of 40), the floor took
-2.6 ms of CPU and 149 page faults, the failure hook with advice 3.7 ms
-and 215 (SQLite's page cache and the statements it compiles are most of
-its 300 KB of heap), PreToolUse 3.2 ms and 226. The hooks that store a call also write
-pages into the write-ahead log (a success three: the table's,
-`sqlite_sequence`'s and one index page; an error five; the advice given
-about five more, a fix learned about a dozen), which every later process
+more of CPU than one touching none). Under `perf stat` (medians of 40),
+the floor took 2.6 ms of CPU and 149 page faults, the failure hook with
+advice 3.7 ms and 215 (SQLite's page cache and the statements it
+compiles are most of its 300 KB of heap), PreToolUse 3.2 ms and 226.
+The hooks that store a call also write pages into the write-ahead log (a
+success three: the table's, `sqlite_sequence`'s and one index page; an
+error five; the advice given about five more, a fix learned about a
+dozen), which every later process
 reads when it opens the file and a checkpoint writes again with its
 fsyncs: the writing hook that finds the log past 64 pages checkpoints it
 before it writes (the p90 of the writing hooks). The two that do the most
