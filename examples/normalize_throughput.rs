@@ -14,7 +14,7 @@ fn main() {
     for _ in 0..rounds {
         let start = Instant::now();
         for message in &corpus {
-            sink += errkb::normalize::normalize_error(message).len();
+            sink += errkb::text::normalize::normalize_error(message).len();
         }
         rates.push(corpus.len() as f64 / start.elapsed().as_secs_f64());
     }

@@ -3,9 +3,9 @@
 fn main() {
     let text = std::env::args().nth(1).unwrap_or_default();
     let t = std::time::Instant::now();
-    let out = errkb::redact::redact_secrets(&text).into_owned();
+    let out = errkb::text::redact::redact_secrets(&text).into_owned();
     let first = t.elapsed();
     let t = std::time::Instant::now();
-    let _ = errkb::redact::redact_secrets(&text);
+    let _ = errkb::text::redact::redact_secrets(&text);
     println!("first {:?} second {:?} -> {out}", first, t.elapsed());
 }

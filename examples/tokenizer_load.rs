@@ -25,7 +25,7 @@ fn main() {
             t.encode(text, true).expect("encode").get_ids().to_vec()
         }
         _ => {
-            let (t, _) = errkb::embed::AnyTokenizer::load(path, 512).expect("tokenizer");
+            let (t, _) = errkb::embedding::embed::AnyTokenizer::load(path, 512).expect("tokenizer");
             t.encode(text).expect("encode").get_ids().to_vec()
         }
     };

@@ -2,25 +2,12 @@
 //! loadable extension. `.load ./errkb` registers everything below, plus
 //! sqlite-vec (`vec0`, `vec_*`), so one load gives the whole SQL surface.
 
-pub mod catalog;
-pub mod command;
 pub mod config;
-pub mod embed;
-mod embed_batch;
-mod functions;
-pub mod js;
-mod kb_learn;
-pub mod model_files;
-pub mod normalize;
-pub mod paths_in_text;
-pub mod redact;
-pub mod resolution;
-mod resolves;
+pub mod embedding;
+pub mod learning;
 mod search;
-pub mod signature;
-pub mod similarity;
-mod sqlite;
-pub mod unigram;
+mod sql_api;
+pub mod text;
 mod version;
 
 use std::ffi::{c_char, c_int, c_uint};
@@ -32,10 +19,10 @@ use sqlite_loadable::{define_scalar_function, define_table_function, Error, Resu
 
 pub use search::take_last_failure as take_last_search_failure;
 
-use embed_batch::EmbedBatchTable;
-use functions::{guarded, SCALAR_FUNCTIONS};
-use kb_learn::KbLearnTable;
-use resolves::KbResolvesTable;
+use embedding::batch::EmbedBatchTable;
+use sql_api::functions::{guarded, SCALAR_FUNCTIONS};
+use learning::kb_learn::KbLearnTable;
+use learning::resolves::KbResolvesTable;
 use search::KbSearchTable;
 
 extern "C" {
@@ -106,13 +93,13 @@ fn init(
     p_api: *mut sqlite3_api_routines,
     with_temp_objects: bool,
 ) -> c_uint {
-    sqlite::set_api(p_api);
+    sql_api::ffi::set_api(p_api);
     register_entrypoint(db, pz_err_msg, p_api, |db| {
         catch_unwind(AssertUnwindSafe(|| {
             register(db, pz_err_msg, p_api)?;
             if with_temp_objects {
                 for objects in TEMP_OBJECTS {
-                    sqlite::exec(db, objects.sql).map_err(Error::new_message)?;
+                    sql_api::ffi::exec(db, objects.sql).map_err(Error::new_message)?;
                 }
             }
             Ok(())

@@ -29,8 +29,8 @@ use sqlite_loadable::prelude::*;
 use sqlite_loadable::table::{BestIndexError, ConstraintOperator, IndexInfo, VTab, VTabArguments, VTabCursor};
 use sqlite_loadable::{api, Result};
 
-use crate::signature::{signature, Signature};
-use crate::sqlite::{Statement, Value};
+use crate::text::signature::{signature, Signature};
+use crate::sql_api::ffi::{Statement, Value};
 
 /// How many leading characters (code points) of the signature a prefix
 /// match must share.
@@ -98,7 +98,7 @@ struct Candidate {
 /// "why did this not match?".
 pub fn best_match(db: *mut sqlite3, query: &str) -> Option<Hit> {
     let trace = std::env::var_os("ERRKB_TRACE").is_some();
-    let english = crate::catalog::translate(db, query).unwrap_or_else(|_| query.to_string());
+    let english = crate::text::catalog::translate(db, query).unwrap_or_else(|_| query.to_string());
     let sig = signature(&english);
     if trace {
         eprintln!("kb_search: signature {:?} {:?}", sig.text, sig.identifiers);
@@ -114,7 +114,7 @@ pub fn best_match(db: *mut sqlite3, query: &str) -> Option<Hit> {
     let query = Query {
         sig,
         key: legacy_key(query),
-        normalized: crate::normalize::normalize_error(query),
+        normalized: crate::text::normalize::normalize_error(query),
     };
     stages.iter().find_map(|(stage, run)| match run(db, &query) {
         Ok(hit) => {
@@ -144,7 +144,7 @@ fn legacy_key(query: &str) -> String {
     if !query.contains('\n') && query.encode_utf16().count() <= 200 {
         query.to_string()
     } else {
-        crate::normalize::normalize_error(query)
+        crate::text::normalize::normalize_error(query)
     }
 }
 
@@ -214,10 +214,10 @@ fn vector_match(db: *mut sqlite3, query: &Query) -> std::result::Result<Option<H
         return Ok(None);
     }
     let (vector, thresholds) =
-        crate::embed::with_embedder(|e| Ok((e.embed(&[sig.text.as_str()])?.pop().flatten(), e.thresholds)))?;
+        crate::embedding::embed::with_embedder(|e| Ok((e.embed(&[sig.text.as_str()])?.pop().flatten(), e.thresholds)))?;
     let Some(vector) = vector else { return Ok(None) };
     let mut stmt = Statement::prepare(db, VECTOR_SQL)?;
-    stmt.bind_blob(1, &crate::embed::to_blob(&vector))?;
+    stmt.bind_blob(1, &crate::embedding::embed::to_blob(&vector))?;
     stmt.bind_int64(2, NEIGHBOURS)?;
     let mut neighbours = Vec::new();
     while stmt.step()? {
@@ -252,11 +252,11 @@ fn column_ids(stmt: &mut Statement) -> std::result::Result<Vec<i64>, String> {
 }
 
 /// Whether a neighbour at `distance` is a match for `query`.
-pub fn vector_accepts(thresholds: &crate::embed::Thresholds, distance: f64, query: &str, key: &str) -> bool {
+pub fn vector_accepts(thresholds: &crate::embedding::embed::Thresholds, distance: f64, query: &str, key: &str) -> bool {
     if distance < thresholds.match_distance {
         true
     } else if distance < thresholds.keyword_check_distance {
-        crate::similarity::keyword_overlap(query, key) >= 1
+        crate::text::similarity::keyword_overlap(query, key) >= 1
     } else {
         false
     }
@@ -389,7 +389,7 @@ impl VTabCursor for KbSearchCursor {
     fn filter(&mut self, idx_num: c_int, _idx_str: Option<&str>, values: &[*mut sqlite3_value]) -> Result<()> {
         self.hit = None;
         let query = match (idx_num, values.first()) {
-            (HAS_QUERY, Some(value)) => crate::sqlite::value_bytes(value).map(String::from_utf8_lossy),
+            (HAS_QUERY, Some(value)) => crate::sql_api::ffi::value_bytes(value).map(String::from_utf8_lossy),
             _ => None,
         };
         if let Some(query) = query {
@@ -469,7 +469,7 @@ fn result_value(ctx: *mut sqlite3_context, value: &Value) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::embed::Thresholds;
+    use crate::embedding::embed::Thresholds;
 
     #[test]
     fn vector_thresholds_on_both_sides() {

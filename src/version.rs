@@ -10,15 +10,15 @@ pub fn debug_report() -> String {
     let found = |r: Result<std::path::PathBuf, String>| {
         r.map_or_else(|e| format!("not found: {e}"), |p| p.display().to_string())
     };
-    let model = match crate::embed::loaded_model() {
+    let model = match crate::embedding::embed::loaded_model() {
         Some(dir) => format!("{} (loaded)", dir.display()),
-        None => found(crate::model_files::resolve_model().map(|f| f.model)),
+        None => found(crate::embedding::model_files::resolve_model().map(|f| f.model)),
     };
     format!(
         "Version: {VERSION}\nCommit: {GIT_HASH}\nSQLite: {}\nsqlite-vec: v{SQLITE_VEC_VERSION}\n\
          Dimensions: {}\nModel: {model}\nONNX Runtime: {}",
-        crate::sqlite::libversion(),
-        crate::embed::DIMENSIONS,
-        found(crate::model_files::resolve_onnxruntime()),
+        crate::sql_api::ffi::libversion(),
+        crate::embedding::embed::DIMENSIONS,
+        found(crate::embedding::model_files::resolve_onnxruntime()),
     )
 }

@@ -148,12 +148,12 @@ pub fn build(conn: &Connection, langs: &[String]) -> Result<Summary> {
             summary.languages.push(lang.clone());
             for (domain, path) in files {
                 let Ok(bytes) = std::fs::read(&path) else { continue };
-                let Some(pairs) = errkb::catalog::read_mo(&bytes) else {
+                let Some(pairs) = errkb::text::catalog::read_mo(&bytes) else {
                     continue;
                 };
                 summary.domains += 1;
                 for (msgid, msgstr) in pairs {
-                    if let Some(anchor) = errkb::catalog::anchor(&msgstr) {
+                    if let Some(anchor) = errkb::text::catalog::anchor(&msgstr) {
                         insert.execute((lang, &domain, anchor, &msgid, &msgstr))?;
                         summary.messages += 1;
                     }

@@ -15,7 +15,7 @@ use crate::script::{self, Params};
 
 const EMBED_BATCH_SQL: &str = include_str!("../../../sql/jobs/embed_batch.sql");
 /// Rows per batch: one model run each (the most embed_batch takes).
-const BATCH: usize = errkb::embed::MAX_BATCH;
+const BATCH: usize = errkb::embedding::embed::MAX_BATCH;
 
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Summary {

@@ -106,7 +106,7 @@ pub fn run(event: &str, db_path: Option<PathBuf>) {
     // print it to stderr, which Claude Code shows the user.
     std::panic::set_hook(Box::new(|_| {}));
     // a failure's search may load the model, and runs it once
-    errkb::embed::load_for_one_run();
+    errkb::embedding::embed::load_for_one_run();
     let started = Instant::now();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_script(event, db_path, started)));
     let failure = match outcome {
@@ -234,7 +234,7 @@ fn log_failure(event: &str, failure: &str) {
     let _ = std::panic::catch_unwind(|| {
         let Ok(path) = log_path() else { return };
         let line = format!("{} {event}: {}", now_utc(), failure.replace('\n', " "));
-        let _ = append(&path, &format!("{}\n", errkb::redact::redact_secrets(&line)));
+        let _ = append(&path, &format!("{}\n", errkb::text::redact::redact_secrets(&line)));
     });
 }
 

@@ -213,7 +213,7 @@ fn files(extension: &Path) -> Result<Vec<(FileSource, PathBuf)>> {
     if let Some(dir) = extension.parent() {
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if errkb::model_files::is_onnxruntime_library(&name) {
+            if errkb::embedding::model_files::is_onnxruntime_library(&name) {
                 out.push((FileSource::Path(entry.path()), root.join("lib").join(name)));
             }
         }

@@ -263,7 +263,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Embed => {
             // The batch job may use every core; the realtime path keeps one.
             if std::env::var_os("ERRKB_EMBED_THREADS").is_none() {
-                errkb::embed::set_threads(std::thread::available_parallelism().map_or(1, |n| n.get()));
+                errkb::embedding::embed::set_threads(std::thread::available_parallelism().map_or(1, |n| n.get()));
             }
             let conn = db::open(&db_path, Access::ReadWrite)?;
             match embed_job::run(&conn, &db_path)? {

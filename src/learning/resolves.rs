@@ -35,7 +35,7 @@ use sqlite_loadable::prelude::*;
 use sqlite_loadable::table::{BestIndexError, ConstraintOperator, IndexInfo, VTab, VTabArguments, VTabCursor};
 use sqlite_loadable::{api, Result};
 
-use crate::sqlite::{Statement, Value};
+use crate::sql_api::ffi::{Statement, Value};
 
 /// The steps of a stream that a fix is looked for in.
 const WINDOW: i64 = 50;
@@ -375,7 +375,7 @@ impl VTabCursor for KbResolvesCursor {
             given
                 .then(|| values.get(position))
                 .flatten()
-                .and_then(crate::sqlite::value_bytes)
+                .and_then(crate::sql_api::ffi::value_bytes)
                 .map(|b| String::from_utf8_lossy(b).into_owned())
         };
         let (session_id, agent_id) = (argument(0), argument(1));

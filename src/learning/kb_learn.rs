@@ -26,9 +26,9 @@ use sqlite_loadable::table::{
 };
 use sqlite_loadable::{Error, Result};
 
-use crate::sqlite::Statement;
+use crate::sql_api::ffi::Statement;
 
-const LEARN_SQL: &str = include_str!("../sql/kb_learn.sql");
+const LEARN_SQL: &str = include_str!("../../sql/kb_learn.sql");
 
 /// The columns, in order: each is bound to the statements' parameter of
 /// the same name (`:ts` …).

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use crate::js::{is_js_whitespace, utf16_len};
+use crate::text::js::{is_js_whitespace, utf16_len};
 
 /// Keywords are words of at least this many characters (UTF-16 units).
 const MIN_KEYWORD_UNITS: usize = 3;

@@ -13,8 +13,8 @@ use ort::session::Session;
 use ort::value::Tensor;
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
-use crate::model_files::{self, ModelFiles};
-use crate::unigram::{self, CompactTokenizer};
+use crate::embedding::model_files::{self, ModelFiles};
+use crate::embedding::unigram::{self, CompactTokenizer};
 
 /// Embedding width the knowledge base stores (`vec_error_kb`'s float[384]).
 pub const DIMENSIONS: usize = 384;

@@ -18,7 +18,7 @@
 
 use std::borrow::Cow;
 
-use crate::js::{js_trim, utf16_cut, utf16_len};
+use crate::text::js::{js_trim, utf16_cut, utf16_len};
 
 /// Longest quoted text (in UTF-16 code units) that is masked as `<STR>`.
 const MAX_QUOTED_UNITS: usize = 100;

@@ -11,7 +11,7 @@ use sqlite_loadable::prelude::*;
 use sqlite_loadable::table::{BestIndexError, IndexInfo, VTab, VTabArguments, VTabCursor};
 use sqlite_loadable::{api, Error, Result};
 
-use crate::embed::{self, MAX_BATCH};
+use crate::embedding::embed::{self, MAX_BATCH};
 
 const TABLE_SCHEMA: &str = "CREATE TABLE x(i, embedding, texts HIDDEN)";
 const TEXTS_COLUMN: c_int = 2;
@@ -67,7 +67,7 @@ impl VTabCursor for EmbedBatchCursor {
     fn filter(&mut self, _idx_num: c_int, _idx_str: Option<&str>, values: &[*mut sqlite3_value]) -> Result<()> {
         self.at = 0;
         self.rows.clear();
-        let Some(json) = values.first().and_then(crate::sqlite::value_bytes) else {
+        let Some(json) = values.first().and_then(crate::sql_api::ffi::value_bytes) else {
             return Ok(());
         };
         let texts: Vec<serde_json::Value> = serde_json::from_slice(json)

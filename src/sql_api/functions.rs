@@ -8,10 +8,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use sqlite_loadable::prelude::*;
 use sqlite_loadable::{api, Error, FunctionFlags, Result};
 
-use crate::{
-    catalog, command, embed, model_files, normalize, paths_in_text, redact, resolution, search, signature, similarity,
-    version,
-};
+use crate::embedding::{embed, model_files};
+use crate::learning::resolution;
+use crate::text::{catalog, command, normalize, paths_in_text, redact, signature, similarity};
+use crate::{search, version};
 
 pub type ScalarFn = fn(*mut sqlite3_context, &[*mut sqlite3_value]) -> Result<()>;
 
@@ -197,7 +197,7 @@ pub fn guarded(
 /// text with U+FFFD for bad bytes (what the original JavaScript system saw).
 fn text_arg<'a>(args: &[*mut sqlite3_value], i: usize) -> Option<Cow<'a, str>> {
     args.get(i)
-        .and_then(crate::sqlite::value_bytes)
+        .and_then(crate::sql_api::ffi::value_bytes)
         .map(String::from_utf8_lossy)
 }
 

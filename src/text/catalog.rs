@@ -18,7 +18,7 @@ use regex_lite::Regex;
 
 use sqlite_loadable::prelude::sqlite3;
 
-use crate::sqlite::{Statement, Value};
+use crate::sql_api::ffi::{Statement, Value};
 
 /// Pieces shorter than this (in characters) are too common to look up:
 /// Latin-script words (`von`, `bei`) need more letters than CJK ones
