@@ -974,12 +974,20 @@ fn is_path(value: &str) -> bool {
 
 /// A path component as people name them: lower case and digits (`src`,
 /// `v2`), capitalised words (`Users`, `MyProject`, `App2`) or capitals
-/// alone (`T`, `LICENSES`). Generated text has two capitals side by side
-/// somewhere: 40 random base64 characters have none about one time in a
-/// thousand.
+/// alone (`T`, `LICENSES`), with letters and digits taking turns a few
+/// times at most. Generated text has two capitals side by side somewhere
+/// (40 random base64 characters have none about one time in a thousand),
+/// and its digits are scattered among its letters.
 fn reads_as_name(component: &str) -> bool {
     let b = component.as_bytes();
+    // Where letters and digits take turns (`v2`, `App2`, `utf8x`: a few
+    // times; random text: every few characters).
+    let letter_digit_turns = b
+        .windows(2)
+        .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+        .count();
     b.iter().all(u8::is_ascii_alphanumeric)
+        && letter_digit_turns <= 3
         && (!b.iter().any(u8::is_ascii_lowercase)
             || !b
                 .windows(2)
