@@ -28,14 +28,6 @@ fn main() {
         .compile("sqlite_vec");
     println!("cargo:rerun-if-changed=vendor/sqlite-vec");
 
-    // The runner as a position-dependent executable: as a PIE it applied
-    // some 19,000 relocations at every start, copying about 90 pages of
-    // tables, 0.3-0.4 ms of a 3 ms hook spent before main. The cost is
-    // address randomisation of the program's own code (libraries and the
-    // stack keep theirs), as with Go's default builds. The extension stays
-    // position-independent, as a shared library must.
-    println!("cargo:rustc-link-arg-bins=-no-pie");
-
     let vec_version = std::fs::read_to_string("vendor/sqlite-vec/VERSION").expect("vendor/sqlite-vec/VERSION");
     println!("cargo:rustc-env=ERRKB_SQLITE_VEC_VERSION={}", vec_version.trim());
 

@@ -19,11 +19,12 @@ use sqlite_loadable::{define_scalar_function, define_table_function, Error, Resu
 
 pub use search::take_last_failure as take_last_search_failure;
 
-use embedding::batch::EmbedBatchTable;
-use sql_api::functions::{guarded, SCALAR_FUNCTIONS};
+use embedding::batch::EmbedBatch;
 use learning::kb_learn::KbLearnTable;
-use learning::resolves::KbResolvesTable;
-use search::KbSearchTable;
+use learning::resolves::KbResolves;
+use search::KbSearch;
+use sql_api::functions::{guarded, SCALAR_FUNCTIONS};
+use sql_api::table_function::Table;
 
 extern "C" {
     /// sqlite-vec's entry point, compiled from vendor/ by build.rs.
@@ -119,9 +120,9 @@ fn register(db: *mut sqlite3, pz_err_msg: *mut *mut c_char, p_api: *mut sqlite3_
     for f in SCALAR_FUNCTIONS {
         define_scalar_function(db, f.name, f.n_args, guarded(f.name, f.func), f.flags)?;
     }
-    define_table_function::<KbSearchTable>(db, "kb_search", None)?;
-    define_table_function::<KbResolvesTable>(db, "kb_resolves", None)?;
-    define_table_function::<EmbedBatchTable>(db, "embed_batch", None)?;
+    define_table_function::<Table<KbSearch>>(db, "kb_search", None)?;
+    define_table_function::<Table<KbResolves>>(db, "kb_resolves", None)?;
+    define_table_function::<Table<EmbedBatch>>(db, "embed_batch", None)?;
     // eponymous and writable: INSERT INTO kb_learn
     define_virtual_table_writeablex::<KbLearnTable>(db, "kb_learn", None)?;
     Ok(())

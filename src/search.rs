@@ -26,11 +26,10 @@
 use std::ffi::c_int;
 
 use sqlite_loadable::prelude::*;
-use sqlite_loadable::table::{BestIndexError, ConstraintOperator, IndexInfo, VTab, VTabArguments, VTabCursor};
-use sqlite_loadable::{api, Result};
 
-use crate::text::signature::{signature, Signature};
 use crate::sql_api::ffi::{Statement, Value};
+use crate::sql_api::table_function::TableFunction;
+use crate::text::signature::{signature, Signature};
 
 /// How many leading characters (code points) of the signature a prefix
 /// match must share.
@@ -330,140 +329,35 @@ fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance:
 
 // ---- the table-valued function -------------------------------------------
 
-const TABLE_SCHEMA: &str = "CREATE TABLE x(id, ts, error_normalized, error_raw, resolution, \
-     resolved_by, tool_sequence, use_count, last_used, stage, distance, fix_id, headline, other_fixes, query HIDDEN)";
-const STAGE_COLUMN: c_int = KB_COLUMN_COUNT as c_int;
-const DISTANCE_COLUMN: c_int = STAGE_COLUMN + 1;
-const FIX_ID_COLUMN: c_int = DISTANCE_COLUMN + 1;
-const HEADLINE_COLUMN: c_int = FIX_ID_COLUMN + 1;
-const OTHER_FIXES_COLUMN: c_int = HEADLINE_COLUMN + 1;
-const QUERY_COLUMN: c_int = OTHER_FIXES_COLUMN + 1;
-/// idxNum telling xFilter that the query argument is present.
-const HAS_QUERY: c_int = 1;
+pub struct KbSearch;
 
-#[repr(C)]
-pub struct KbSearchTable {
-    /// Must come first: SQLite sees this struct as a `sqlite3_vtab`.
-    base: sqlite3_vtab,
-    db: *mut sqlite3,
-}
+impl TableFunction for KbSearch {
+    const NAME: &'static str = "kb_search";
+    const SCHEMA: &'static str = "CREATE TABLE x(id, ts, error_normalized, error_raw, resolution, \
+         resolved_by, tool_sequence, use_count, last_used, stage, distance, fix_id, headline, other_fixes, \
+         query HIDDEN)";
+    const COLUMNS: c_int = 14;
+    const ARGUMENTS: c_int = 1;
+    const REQUIRED: c_int = 0;
+    const NEVER_RAISES: bool = true;
 
-impl<'vtab> VTab<'vtab> for KbSearchTable {
-    type Aux = ();
-    type Cursor = KbSearchCursor;
-
-    fn connect(db: *mut sqlite3, _aux: Option<&()>, _args: VTabArguments) -> Result<(String, Self)> {
-        // SAFETY: an all-zero sqlite3_vtab is its documented initial state.
-        let base = unsafe { std::mem::zeroed() };
-        Ok((TABLE_SCHEMA.to_owned(), KbSearchTable { base, db }))
-    }
-
-    fn best_index(&self, mut info: IndexInfo) -> std::result::Result<(), BestIndexError> {
-        let has_query = pass_argument(&info, QUERY_COLUMN)?;
-        info.set_idxnum(if has_query { HAS_QUERY } else { 0 });
-        info.set_estimated_cost(1.0);
-        info.set_estimated_rows(1);
-        Ok(())
-    }
-
-    fn open(&'vtab mut self) -> Result<KbSearchCursor> {
-        // SAFETY: as in connect.
-        let base = unsafe { std::mem::zeroed() };
-        Ok(KbSearchCursor {
-            base,
-            db: self.db,
-            hit: None,
-        })
-    }
-}
-
-#[repr(C)]
-pub struct KbSearchCursor {
-    /// Must come first: SQLite sees this struct as a `sqlite3_vtab_cursor`.
-    base: sqlite3_vtab_cursor,
-    db: *mut sqlite3,
-    hit: Option<Hit>,
-}
-
-impl VTabCursor for KbSearchCursor {
-    fn filter(&mut self, idx_num: c_int, _idx_str: Option<&str>, values: &[*mut sqlite3_value]) -> Result<()> {
-        self.hit = None;
-        let query = match (idx_num, values.first()) {
-            (HAS_QUERY, Some(value)) => crate::sql_api::ffi::value_bytes(value).map(String::from_utf8_lossy),
-            _ => None,
+    fn rows(db: *mut sqlite3, arguments: &[Option<&[u8]>]) -> std::result::Result<Vec<Vec<Value>>, String> {
+        let Some(query) = arguments[0] else {
+            return Ok(Vec::new());
         };
-        if let Some(query) = query {
-            let db = self.db;
-            // A panic here would abort the host process: contain it, and
-            // answer "no row" as for any other failure of the search.
-            self.hit = std::panic::catch_unwind(|| best_match(db, &query)).unwrap_or(None);
-        }
-        Ok(())
+        let Some(hit) = best_match(db, &String::from_utf8_lossy(query)) else {
+            return Ok(Vec::new());
+        };
+        let mut row = hit.row;
+        row.extend([
+            Value::Text(hit.stage.name().to_owned()),
+            hit.distance.map_or(Value::Null, Value::Real),
+            hit.fix_id.map_or(Value::Null, Value::Integer),
+            Value::Text(hit.headline),
+            Value::Integer(hit.other_fixes),
+        ]);
+        Ok(vec![row])
     }
-
-    fn next(&mut self) -> Result<()> {
-        self.hit = None;
-        Ok(())
-    }
-
-    fn eof(&self) -> bool {
-        self.hit.is_none()
-    }
-
-    fn column(&self, ctx: *mut sqlite3_context, i: c_int) -> Result<()> {
-        let Some(hit) = &self.hit else { return Ok(()) };
-        match i {
-            STAGE_COLUMN => api::result_text(ctx, hit.stage.name())?,
-            DISTANCE_COLUMN => match hit.distance {
-                Some(d) => api::result_double(ctx, d),
-                None => api::result_null(ctx),
-            },
-            FIX_ID_COLUMN => match hit.fix_id {
-                Some(id) => api::result_int64(ctx, id),
-                None => api::result_null(ctx),
-            },
-            HEADLINE_COLUMN => api::result_text(ctx, &hit.headline)?,
-            OTHER_FIXES_COLUMN => api::result_int64(ctx, hit.other_fixes),
-            i if (0..STAGE_COLUMN).contains(&i) => result_value(ctx, &hit.row[i as usize])?,
-            _ => api::result_null(ctx),
-        }
-        Ok(())
-    }
-
-    fn rowid(&self) -> Result<i64> {
-        Ok(match self.hit.as_ref().map(|h| &h.row[0]) {
-            Some(Value::Integer(id)) => *id,
-            _ => 0,
-        })
-    }
-}
-
-/// A table function's argument is an `=` constraint on a hidden column:
-/// hand it to xFilter as its first value. Whether there was one.
-pub fn pass_argument(info: &IndexInfo, column: c_int) -> std::result::Result<bool, BestIndexError> {
-    let mut found = false;
-    for mut constraint in info.constraints() {
-        if constraint.column_idx() == column && constraint.op() == Some(ConstraintOperator::EQ) {
-            if !constraint.usable() {
-                return Err(BestIndexError::Constraint);
-            }
-            constraint.set_argv_index(1);
-            constraint.set_omit(true);
-            found = true;
-        }
-    }
-    Ok(found)
-}
-
-fn result_value(ctx: *mut sqlite3_context, value: &Value) -> Result<()> {
-    match value {
-        Value::Null => api::result_null(ctx),
-        Value::Integer(n) => api::result_int64(ctx, *n),
-        Value::Real(x) => api::result_double(ctx, *x),
-        Value::Text(s) => api::result_text(ctx, s)?,
-        Value::Blob(b) => api::result_blob(ctx, b),
-    }
-    Ok(())
 }
 
 #[cfg(test)]

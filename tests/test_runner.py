@@ -121,9 +121,9 @@ def test_a_closed_gate_ends_the_script_for_the_runner_only(tmp_path):
         assert shell.stdout == "after\n"
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the runner's shared libraries on GNU/Linux")
-def test_the_runner_maps_libc_alone():
-    """Each shared library costs every hook process time to map (DESIGN.md):
-    the runner links its unwinder and the libm functions it uses."""
-    dynamic = subprocess.run(["readelf", "--dynamic", str(RUNNER)], capture_output=True, text=True, check=True).stdout
-    assert re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", dynamic) == ["libc.so.6"]
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ELF headers on GNU/Linux")
+def test_the_runner_is_position_independent():
+    """The runner parses untrusted tool output: it keeps the address space
+    randomisation of a position-independent executable."""
+    header = subprocess.run(["readelf", "-h", str(RUNNER)], capture_output=True, text=True, check=True).stdout
+    assert re.search(r"Type:\s+DYN ", header), header

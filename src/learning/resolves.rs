@@ -32,10 +32,9 @@ use std::ffi::c_int;
 
 use serde_json::{json, Value as Json};
 use sqlite_loadable::prelude::*;
-use sqlite_loadable::table::{BestIndexError, ConstraintOperator, IndexInfo, VTab, VTabArguments, VTabCursor};
-use sqlite_loadable::{api, Result};
 
 use crate::sql_api::ffi::{Statement, Value};
+use crate::sql_api::table_function::{text, TableFunction};
 
 /// The steps of a stream that a fix is looked for in.
 const WINDOW: i64 = 50;
@@ -283,150 +282,41 @@ fn find(db: *mut sqlite3, session_id: &str, agent_id: Option<&str>) -> std::resu
 
 // ---- the table-valued function -------------------------------------------
 
-const TABLE_SCHEMA: &str = "CREATE TABLE x(event_id, error, error_raw, signature, headline, kind, tool_sequence, \
-     file, commands, edits, session_id HIDDEN, agent_id HIDDEN)";
-/// The first hidden column: the arguments (session_id, agent_id), in
-/// order; the agent's may be left out (the main thread).
-const FIRST_ARGUMENT: c_int = 10;
-const ARGUMENTS: c_int = 2;
+pub struct KbResolves;
 
-#[repr(C)]
-pub struct KbResolvesTable {
-    /// Must come first: SQLite sees this struct as a `sqlite3_vtab`.
-    base: sqlite3_vtab,
-    db: *mut sqlite3,
-}
+impl TableFunction for KbResolves {
+    const NAME: &'static str = "kb_resolves";
+    const SCHEMA: &'static str = "CREATE TABLE x(event_id, error, error_raw, signature, headline, kind, \
+         tool_sequence, file, commands, edits, session_id HIDDEN, agent_id HIDDEN)";
+    const COLUMNS: c_int = 10;
+    /// The session's id, and the agent's (left out: the main thread).
+    const ARGUMENTS: c_int = 2;
+    const REQUIRED: c_int = 1;
+    const NEVER_RAISES: bool = true;
 
-impl<'vtab> VTab<'vtab> for KbResolvesTable {
-    type Aux = ();
-    type Cursor = KbResolvesCursor;
-
-    fn connect(db: *mut sqlite3, _aux: Option<&()>, _args: VTabArguments) -> Result<(String, Self)> {
-        // SAFETY: an all-zero sqlite3_vtab is its documented initial state.
-        let base = unsafe { std::mem::zeroed() };
-        Ok((TABLE_SCHEMA.to_owned(), KbResolvesTable { base, db }))
-    }
-
-    fn best_index(&self, mut info: IndexInfo) -> std::result::Result<(), BestIndexError> {
-        // The arguments given (the session's is needed), passed to xFilter
-        // in their order; idxNum says which they are.
-        let argument_of = |column: c_int| {
-            let argument = column - FIRST_ARGUMENT;
-            (0..ARGUMENTS).contains(&argument).then_some(argument)
+    fn rows(db: *mut sqlite3, arguments: &[Option<&[u8]>]) -> std::result::Result<Vec<Vec<Value>>, String> {
+        let Some(session_id) = arguments[0] else {
+            return Ok(Vec::new());
         };
-        let mut given: c_int = 0;
-        for constraint in info.constraints() {
-            if let Some(argument) = argument_of(constraint.column_idx()) {
-                if constraint.op() == Some(ConstraintOperator::EQ) {
-                    if !constraint.usable() {
-                        return Err(BestIndexError::Constraint);
-                    }
-                    given |= 1 << argument;
-                }
-            }
-        }
-        if given & 1 == 0 {
-            return Err(BestIndexError::Constraint);
-        }
-        for mut constraint in info.constraints() {
-            if let Some(argument) = argument_of(constraint.column_idx()) {
-                if constraint.op() == Some(ConstraintOperator::EQ) {
-                    let before = (given & ((1 << argument) - 1)).count_ones() as c_int;
-                    constraint.set_argv_index(before + 1);
-                    constraint.set_omit(true);
-                }
-            }
-        }
-        info.set_idxnum(given);
-        info.set_estimated_cost(1.0);
-        info.set_estimated_rows(1);
-        Ok(())
-    }
-
-    fn open(&'vtab mut self) -> Result<KbResolvesCursor> {
-        // SAFETY: as in connect.
-        let base = unsafe { std::mem::zeroed() };
-        Ok(KbResolvesCursor {
-            base,
-            db: self.db,
-            rows: Vec::new(),
-            at: 0,
-        })
-    }
-}
-
-#[repr(C)]
-pub struct KbResolvesCursor {
-    /// Must come first: SQLite sees this struct as a `sqlite3_vtab_cursor`.
-    base: sqlite3_vtab_cursor,
-    db: *mut sqlite3,
-    rows: Vec<Resolution>,
-    at: usize,
-}
-
-impl VTabCursor for KbResolvesCursor {
-    fn filter(&mut self, idx_num: c_int, _idx_str: Option<&str>, values: &[*mut sqlite3_value]) -> Result<()> {
-        self.rows.clear();
-        self.at = 0;
-        // argument i, when given, is value number (the given ones before it)
-        let argument = |i: c_int| {
-            let given = idx_num & (1 << i) != 0;
-            let position = (idx_num & ((1 << i) - 1)).count_ones() as usize;
-            given
-                .then(|| values.get(position))
-                .flatten()
-                .and_then(crate::sql_api::ffi::value_bytes)
-                .map(|b| String::from_utf8_lossy(b).into_owned())
-        };
-        let (session_id, agent_id) = (argument(0), argument(1));
-        if let Some(session_id) = session_id {
-            let db = self.db;
-            // A panic here would abort the host process: contain it, and
-            // answer "nothing to learn", as for any other failure.
-            self.rows = std::panic::catch_unwind(|| find(db, &session_id, agent_id.as_deref()).unwrap_or_default())
-                .unwrap_or_default();
-        }
-        Ok(())
-    }
-
-    fn next(&mut self) -> Result<()> {
-        self.at += 1;
-        Ok(())
-    }
-
-    fn eof(&self) -> bool {
-        self.at >= self.rows.len()
-    }
-
-    fn column(&self, ctx: *mut sqlite3_context, i: c_int) -> Result<()> {
-        let Some(row) = self.rows.get(self.at) else {
-            return Ok(());
-        };
-        let text = |value: Option<&str>| -> Result<()> {
-            match value {
-                Some(text) => api::result_text(ctx, text)?,
-                None => api::result_null(ctx),
-            }
-            Ok(())
-        };
-        match i {
-            0 => api::result_int64(ctx, row.event_id),
-            1 => text(row.error.as_deref())?,
-            2 => text(row.error_raw.as_deref())?,
-            3 => text(row.signature.as_deref())?,
-            4 => text(row.headline.as_deref())?,
-            5 => text(Some(row.kind))?,
-            6 => text(Some(&row.tool_sequence))?,
-            7 => text(row.file.as_deref())?,
-            8 => text(Some(&row.commands))?,
-            9 => text(Some(&row.edits))?,
-            _ => api::result_null(ctx),
-        }
-        Ok(())
-    }
-
-    fn rowid(&self) -> Result<i64> {
-        Ok(self.at as i64)
+        let session_id = String::from_utf8_lossy(session_id);
+        let agent_id = arguments[1].map(String::from_utf8_lossy);
+        Ok(find(db, &session_id, agent_id.as_deref())?
+            .into_iter()
+            .map(|r| {
+                vec![
+                    Value::Integer(r.event_id),
+                    text(r.error.as_deref()),
+                    text(r.error_raw.as_deref()),
+                    text(r.signature.as_deref()),
+                    text(r.headline.as_deref()),
+                    Value::Text(r.kind.to_owned()),
+                    Value::Text(r.tool_sequence),
+                    text(r.file.as_deref()),
+                    Value::Text(r.commands),
+                    Value::Text(r.edits),
+                ]
+            })
+            .collect())
     }
 }
 

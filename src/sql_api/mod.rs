@@ -3,3 +3,4 @@
 
 pub(crate) mod ffi;
 pub(crate) mod functions;
+pub(crate) mod table_function;

@@ -3,12 +3,12 @@
 //! the row as JSON.
 
 use std::io::Write;
+use std::process::ExitCode;
 
-use crate::ExitCode;
 use anyhow::Result;
 use rusqlite::OptionalExtension;
 
-use crate::db::{self, Access};
+use crate::runtime::db::{self, Access};
 
 /// An SQL value as JSON: what `errkb search --json` prints.
 fn sql_to_json(value: rusqlite::types::ValueRef<'_>) -> serde_json::Value {

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::{db, hook, install, paths};
+use crate::commands::install;
+use crate::runtime::{db, hooks, paths};
 
 /// How many recent hook failures to show.
 const RECENT_FAILURES: usize = 5;
@@ -81,7 +82,7 @@ pub fn run(db_path: &Path, shell_extension: Result<PathBuf>, out: &mut impl Writ
         )?;
     }
 
-    match paths::data_root().and_then(|root| Ok((crate::private::fix_tree(&root)?, root))) {
+    match paths::data_root().and_then(|root| Ok((crate::runtime::private::fix_tree(&root)?, root))) {
         Ok((changed, root)) if changed.is_empty() => line(
             out,
             true,
@@ -132,7 +133,7 @@ pub fn run(db_path: &Path, shell_extension: Result<PathBuf>, out: &mut impl Writ
         .as_ref()
         .map(install::installed_events)
         .unwrap_or_default();
-    let missing: Vec<&str> = hook::events().filter(|e| !installed.iter().any(|i| i == e)).collect();
+    let missing: Vec<&str> = hooks::events().filter(|e| !installed.iter().any(|i| i == e)).collect();
     if settings_value.as_ref().is_some_and(install::plugin_enabled) {
         line(
             out,
@@ -160,7 +161,7 @@ pub fn run(db_path: &Path, shell_extension: Result<PathBuf>, out: &mut impl Writ
         )?;
     }
 
-    let log = hook::log_path()?;
+    let log = paths::hook_log()?;
     let lines: Vec<String> = std::fs::read_to_string(&log)
         .map(|t| t.lines().map(str::to_owned).collect())
         .unwrap_or_default();
@@ -363,4 +364,18 @@ fn field_of(report: &[(String, String)], key: &str) -> String {
         .find(|(k, _)| k == key)
         .map_or("?", |(_, v)| v.as_str())
         .to_owned()
+}
+
+/// `errkb doctor`: exit 1 when something needs fixing.
+pub fn command(
+    db_path: &Path,
+    shell_extension: Result<PathBuf>,
+    out: &mut impl Write,
+) -> Result<std::process::ExitCode> {
+    let healthy = run(db_path, shell_extension, out)?;
+    Ok(if healthy {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::from(1)
+    })
 }

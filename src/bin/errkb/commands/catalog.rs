@@ -164,3 +164,30 @@ pub fn build(conn: &Connection, langs: &[String]) -> Result<Summary> {
     tx.commit()?;
     Ok(summary)
 }
+
+/// `errkb catalog [--lang L,…]`: index the catalogs of these languages
+/// (default: the user's).
+pub fn command(db_path: &Path, langs: Vec<String>, out: &mut impl std::io::Write) -> Result<std::process::ExitCode> {
+    let langs = if langs.is_empty() { user_languages() } else { langs };
+    if langs.is_empty() {
+        writeln!(
+            out,
+            "no language besides English in LANGUAGE/LC_ALL/LC_MESSAGES/LANG; pass --lang"
+        )?;
+        return Ok(std::process::ExitCode::SUCCESS);
+    }
+    let conn = crate::runtime::db::open(db_path, crate::runtime::db::Access::ReadWrite)?;
+    let s = build(&conn, &langs)?;
+    writeln!(
+        out,
+        "message catalog: {} messages from {} catalogs ({})",
+        s.messages,
+        s.domains,
+        if s.languages.is_empty() {
+            "no catalogs found".to_string()
+        } else {
+            s.languages.join(", ")
+        }
+    )?;
+    Ok(std::process::ExitCode::SUCCESS)
+}

@@ -12,93 +12,15 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
-use crate::db::{self, Access};
-use crate::paths;
-use crate::payload;
-use crate::script::{self, Params};
+use crate::runtime::db::{self, Access};
+use crate::runtime::hooks;
+use crate::runtime::script::{self, Params};
+use crate::runtime::{paths, payload};
 
 /// Claude Code waits for hooks; past this the search gives up.
 const BUDGET: Duration = Duration::from_millis(1800);
-
-/// One hook errkb ships: the event, which calls Claude Code runs it for
-/// (`matcher`), how long Claude Code waits for it, and the script it runs
-/// (compiled in; a copy under ~/.reflexion/sql/hooks wins). install.rs
-/// writes settings.json from this table, the plugin's hooks/hooks.json is
-/// checked against it, doctor looks for each event.
-pub struct Hook {
-    pub event: &'static str,
-    /// Claude Code's rule: letters, digits, `_ - , |` and spaces only is a
-    /// list of exact names; anything else an unanchored regex.
-    pub matcher: Option<&'static str>,
-    pub timeout_secs: u64,
-    pub script: &'static str,
-    /// Payload fields the script never reads, left out of `:stdin` so that
-    /// SQLite does not parse them: a Read's whole file, a command's whole
-    /// output (the sqlite3 shell, given them, gets the same result).
-    pub unread: &'static [&'static str],
-    /// Whether the script writes (stores the call): such a hook keeps the
-    /// write-ahead log short, before it writes.
-    pub writes: bool,
-}
-
-/// The subagent types that write code: the seed's list (matched anywhere
-/// in the type, so `oh-my-claudecode:executor-high` counts), plus the stock
-/// `general-purpose` agent, which does the coding when no custom agents
-/// are installed. The parentheses make Claude Code read it as a regex (a
-/// bare `a|b` would be an exact list and miss namespaced types). The stock
-/// read-only `Explore` and `Plan` agents start no process.
-pub const CODE_AGENT_TYPES: &str = "(executor|architect|designer|build-fixer|general-purpose)";
-
-pub const HOOKS: &[Hook] = &[
-    Hook {
-        event: "PreToolUse",
-        // only the tools it has something to say about
-        matcher: Some("Read|Edit|Write|NotebookEdit|Bash"),
-        timeout_secs: 3,
-        script: include_str!("../../../sql/hooks/PreToolUse.sql"),
-        writes: false,
-        unread: &[],
-    },
-    Hook {
-        event: "PostToolUse",
-        matcher: Some("*"),
-        timeout_secs: 5,
-        script: include_str!("../../../sql/hooks/PostToolUse.sql"),
-        writes: true,
-        unread: &["tool_response"],
-    },
-    Hook {
-        event: "PostToolUseFailure",
-        matcher: Some("*"),
-        timeout_secs: 5,
-        script: include_str!("../../../sql/hooks/PostToolUseFailure.sql"),
-        writes: true,
-        unread: &[],
-    },
-    Hook {
-        event: "SubagentStart",
-        matcher: Some(CODE_AGENT_TYPES),
-        timeout_secs: 3,
-        script: include_str!("../../../sql/hooks/SubagentStart.sql"),
-        writes: false,
-        unread: &[],
-    },
-    // starts the embedding job in a process of its own and returns at once
-    Hook {
-        event: "SessionEnd",
-        matcher: None,
-        timeout_secs: 2,
-        script: include_str!("../../../sql/hooks/SessionEnd.sql"),
-        writes: false,
-        unread: &[],
-    },
-];
-
-pub fn events() -> impl Iterator<Item = &'static str> {
-    HOOKS.iter().map(|h| h.event)
-}
 
 /// Run the hook; errors are logged, never returned. Always "success".
 pub fn run(event: &str, db_path: Option<PathBuf>) {
@@ -125,8 +47,8 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
     if !enabled() {
         return Ok(());
     }
-    let hook = find(event)?;
-    let sql = script_of(hook)?;
+    let hook = hooks::find(event)?;
+    let sql = hooks::script_of(hook)?;
     let db_path = paths::database(db_path)?;
     let mut conn = db::open(&db_path, Access::ReadWrite)?;
     if hook.writes {
@@ -169,8 +91,8 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
 /// with `posix_spawn`, a millisecond on the hook's time.)
 fn start_embed_job(db_path: &Path) -> Result<()> {
     use std::os::unix::process::CommandExt;
-    let log = crate::private::open_append(&{
-        let path = log_path()?;
+    let log = crate::runtime::private::open_append(&{
+        let path = paths::hook_log()?;
         std::fs::create_dir_all(path.parent().context("log directory")?)?;
         path
     })?;
@@ -192,47 +114,12 @@ fn enabled() -> bool {
     errkb::config::hooks_enabled()
 }
 
-fn find(event: &str) -> Result<&'static Hook> {
-    let Some(hook) = HOOKS.iter().find(|h| h.event == event) else {
-        bail!(
-            "no hook for event {event:?} (known: {})",
-            events().collect::<Vec<_>>().join(", ")
-        );
-    };
-    Ok(hook)
-}
-
-/// The script a hook runs: the user's copy under ~/.reflexion/sql/hooks,
-/// else the built-in one.
-pub fn script_for(event: &str) -> Result<String> {
-    script_of(find(event)?)
-}
-
-fn script_of(hook: &Hook) -> Result<String> {
-    if let Ok(root) = paths::data_root() {
-        let installed = root.join("sql").join("hooks").join(format!("{}.sql", hook.event));
-        if let Ok(sql) = std::fs::read_to_string(&installed) {
-            return Ok(sql);
-        }
-    }
-    Ok(hook.script.to_owned())
-}
-
-/// `~/.reflexion/logs/hooks.log`; without a HOME, `errkb-hooks.log` in the
-/// temporary directory, so that even that failure leaves a trace.
-pub fn log_path() -> Result<PathBuf> {
-    Ok(match paths::data_root() {
-        Ok(root) => root.join("logs").join("hooks.log"),
-        Err(_) => std::env::temp_dir().join("errkb-hooks.log"),
-    })
-}
-
 /// One line per failure: time, event, what went wrong (secrets redacted:
 /// a message may quote the payload). Best effort and never a panic: a hook
 /// that cannot even log still exits 0.
 fn log_failure(event: &str, failure: &str) {
     let _ = std::panic::catch_unwind(|| {
-        let Ok(path) = log_path() else { return };
+        let Ok(path) = paths::hook_log() else { return };
         let line = format!("{} {event}: {}", now_utc(), failure.replace('\n', " "));
         let _ = append(&path, &format!("{}\n", errkb::text::redact::redact_secrets(&line)));
     });
@@ -242,7 +129,7 @@ fn append(path: &Path, line: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    crate::private::open_append(path)?.write_all(line.as_bytes())
+    crate::runtime::private::open_append(path)?.write_all(line.as_bytes())
 }
 
 /// RFC 3339 time of day; a clock outside what RFC 3339 can write (before

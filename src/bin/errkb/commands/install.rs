@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde_json::{json, Map, Value};
 
-use crate::paths;
+use crate::runtime::{hooks, paths};
 
 /// What marks a settings.json hook command as errkb's.
 const MARK: &str = ".reflexion/bin/errkb hook ";
@@ -25,16 +25,8 @@ pub fn hook_command(event: &str) -> String {
     format!("~/.reflexion/bin/errkb hook {event}")
 }
 
-/// Claude Code's configuration folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
-pub fn claude_dir() -> Result<PathBuf> {
-    Ok(match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => paths::home()?.join(".claude"),
-    })
-}
-
 pub fn settings_path() -> Result<PathBuf> {
-    Ok(claude_dir()?.join("settings.json"))
+    Ok(paths::claude_dir()?.join("settings.json"))
 }
 
 /// The events whose errkb hook is in `settings`.
@@ -102,7 +94,7 @@ pub fn plugin_enabled(settings: &Value) -> bool {
 /// hooks/hooks.json both hold them: {"Event": [{"matcher", "hooks": [...]}]}.
 fn hook_groups(command_of: impl Fn(&str) -> String) -> Map<String, Value> {
     let mut hooks = Map::new();
-    for hook in crate::hook::HOOKS {
+    for hook in hooks::HOOKS {
         let mut group = Map::new();
         if let Some(matcher) = hook.matcher {
             group.insert("matcher".into(), json!(matcher));
@@ -218,7 +210,7 @@ fn files(extension: &Path) -> Result<Vec<(FileSource, PathBuf)>> {
             }
         }
     }
-    for hook in crate::hook::HOOKS {
+    for hook in hooks::HOOKS {
         out.push((
             FileSource::Script(hook.script),
             root.join("sql").join("hooks").join(format!("{}.sql", hook.event)),
@@ -262,8 +254,8 @@ pub fn install(extension: &Path, dry_run: bool, out: &mut impl std::io::Write) -
         // std::fs::copy keeps the source's mode (0755 from a build tree), and
         // an older errkb created the data with the umask's 0644
         let root = paths::data_root()?;
-        let changed =
-            crate::private::fix_tree(&root).with_context(|| format!("cannot make {} private", root.display()))?;
+        let changed = crate::runtime::private::fix_tree(&root)
+            .with_context(|| format!("cannot make {} private", root.display()))?;
         if !changed.is_empty() {
             writeln!(
                 out,
@@ -349,4 +341,30 @@ fn update_settings(change: fn(Value) -> Value, dry_run: bool, out: &mut impl std
         None => writeln!(out, "created {}", path.display())?,
     }
     Ok(())
+}
+
+/// `errkb install`: the files, the hooks, the catalogs of the user's
+/// languages (so that localized tool messages match their English
+/// originals), then the offer to learn from past sessions.
+pub fn command(
+    db_path: &Path,
+    extension: &Path,
+    dry_run: bool,
+    out: &mut impl std::io::Write,
+) -> Result<std::process::ExitCode> {
+    install(extension, dry_run, out)?;
+    let langs = crate::commands::catalog::user_languages();
+    if !langs.is_empty() {
+        if dry_run {
+            writeln!(out, "would index the message catalogs of: {}", langs.join(", "))?;
+        } else {
+            let conn = crate::runtime::db::open(db_path, crate::runtime::db::Access::ReadWrite)?;
+            let s = crate::commands::catalog::build(&conn, &langs)?;
+            writeln!(out, "indexed {} localized messages ({})", s.messages, langs.join(", "))?;
+        }
+    }
+    if !dry_run {
+        crate::commands::learn::offer(db_path, out)?;
+    }
+    Ok(std::process::ExitCode::SUCCESS)
 }

@@ -11,6 +11,20 @@ use fallible_iterator::FallibleIterator;
 use rusqlite::types::ValueRef;
 use rusqlite::{Batch, Connection};
 
+/// Makes `objects` (see `errkb::TEMP_OBJECTS`) on this connection unless
+/// it has them: for a script that names them.
+pub fn ensure_temp_objects(conn: &Connection, objects: &errkb::TempObjects) -> Result<()> {
+    let made: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM temp.sqlite_schema WHERE name = ?1)",
+        [objects.last],
+        |r| r.get(0),
+    )?;
+    if !made {
+        conn.execute_batch(objects.sql)?;
+    }
+    Ok(())
+}
+
 /// Named parameter values, by name without the `:`, `@` or `$` sigil.
 #[derive(Default)]
 pub struct Params(HashMap<String, String>);
@@ -71,7 +85,7 @@ pub fn run(conn: &Connection, sql: &str, params: &Params, out: &mut impl Write) 
 /// the TEMP objects it names (the history views).
 fn prepare_for(conn: &Connection, statement: &str) -> Result<()> {
     for objects in temp_objects_named(statement) {
-        crate::db::ensure_temp_objects(conn, objects)?;
+        ensure_temp_objects(conn, objects)?;
     }
     Ok(())
 }
@@ -284,7 +298,7 @@ impl Repeated {
                 _ => std::slice::from_ref(&step.sql),
             };
             for objects in &step.temp_objects {
-                crate::db::ensure_temp_objects(conn, objects)?;
+                ensure_temp_objects(conn, objects)?;
             }
             for sql in statements {
                 let mut stmt = conn.prepare_cached(sql)?;
@@ -487,7 +501,7 @@ mod tests {
     /// cost every run of the hook.
     #[test]
     fn hooks_name_no_temp_objects() {
-        for hook in crate::hook::HOOKS {
+        for hook in crate::runtime::hooks::HOOKS {
             for statement in statements(hook.script) {
                 assert!(temp_objects_named(&statement).is_empty(), "{}: {statement}", hook.event);
             }

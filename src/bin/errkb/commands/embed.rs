@@ -7,13 +7,14 @@ use std::fs::File;
 use std::io::IsTerminal;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use rusqlite::Connection;
 
-use crate::script::{self, Params};
+use crate::runtime::script::{self, Params};
 
-const EMBED_BATCH_SQL: &str = include_str!("../../../sql/jobs/embed_batch.sql");
+const EMBED_BATCH_SQL: &str = include_str!("../../../../sql/jobs/embed_batch.sql");
 /// Rows per batch: one model run each (the most embed_batch takes).
 const BATCH: usize = errkb::embedding::embed::MAX_BATCH;
 
@@ -78,4 +79,18 @@ pub fn run(conn: &Connection, db: &Path) -> Result<Outcome> {
     }
     progress.finish_and_clear();
     Ok(Outcome::Ran(summary))
+}
+
+/// `errkb embed`: the batch job by hand (SessionEnd starts it detached).
+pub fn command(db_path: &Path, out: &mut impl std::io::Write) -> Result<ExitCode> {
+    // The batch job may use every core; the realtime path keeps one.
+    if std::env::var_os("ERRKB_EMBED_THREADS").is_none() {
+        errkb::embedding::embed::set_threads(std::thread::available_parallelism().map_or(1, |n| n.get()));
+    }
+    let conn = crate::runtime::db::open(db_path, crate::runtime::db::Access::ReadWrite)?;
+    match run(&conn, db_path)? {
+        Outcome::Ran(s) => writeln!(out, "embedded {}, skipped {}", s.embedded, s.skipped)?,
+        Outcome::AlreadyRunning => writeln!(out, "another embedding job is running")?,
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -17,12 +17,12 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use rusqlite::{ffi, Connection, OpenFlags};
 
-use crate::script::{self, Params};
+use crate::runtime::script::{self, Params};
 
 /// The schema, applied on every read-write open while `user_version` is
 /// behind it. Idempotent, so databases of the original system upgrade in
 /// place.
-const SCHEMA_SQL: &str = include_str!("../../../sql/schema.sql");
+const SCHEMA_SQL: &str = include_str!("../../../../sql/schema.sql");
 
 /// Hooks and batch jobs share the file: wait for a writer rather than fail,
 /// up to 5 s, or `ERRKB_BUSY_TIMEOUT_MS` milliseconds.
@@ -223,20 +223,6 @@ unsafe extern "C" fn init_built_in(
     unsafe { errkb::sqlite3_errkb_functions_init(db.cast(), err, api.cast_mut().cast()) as c_int }
 }
 
-/// Makes `objects` (see `errkb::TEMP_OBJECTS`) on this connection unless
-/// it has them: for a script that names them.
-pub fn ensure_temp_objects(conn: &Connection, objects: &errkb::TempObjects) -> Result<()> {
-    let made: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM temp.sqlite_schema WHERE name = ?1)",
-        [objects.last],
-        |r| r.get(0),
-    )?;
-    if !made {
-        conn.execute_batch(objects.sql)?;
-    }
-    Ok(())
-}
-
 /// Registers errkb with every connection opened from now on, once per process.
 fn register_built_in_extension() -> Result<()> {
     static REGISTERED: OnceLock<c_int> = OnceLock::new();
@@ -290,7 +276,7 @@ mod tests {
     fn temp_objects_are_made_as_described() {
         for objects in errkb::TEMP_OBJECTS {
             let conn = super::open_in_memory().unwrap();
-            super::ensure_temp_objects(&conn, objects).unwrap();
+            crate::runtime::script::ensure_temp_objects(&conn, objects).unwrap();
             let names: Vec<String> = conn
                 .prepare("SELECT name FROM temp.sqlite_schema ORDER BY rowid")
                 .unwrap()
@@ -303,7 +289,7 @@ mod tests {
                 assert!(names.iter().any(|n| n == name), "{name} is not among {names:?}");
             }
             // made once: a second call changes nothing
-            super::ensure_temp_objects(&conn, objects).unwrap();
+            crate::runtime::script::ensure_temp_objects(&conn, objects).unwrap();
         }
     }
 }

@@ -137,6 +137,35 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// `errkb model download|prepare`.
+pub fn command(action: crate::cli::ModelAction, out: &mut impl std::io::Write) -> Result<std::process::ExitCode> {
+    use crate::cli::ModelAction;
+    let dir = match action {
+        ModelAction::Download { repo, fp32 } => {
+            let dest = crate::runtime::paths::data_root()?.join("models").join(&repo);
+            let onnx = if fp32 {
+                "onnx/model.onnx"
+            } else {
+                "onnx/model_quantized.onnx"
+            };
+            for file in ["tokenizer.json", "tokenizer_config.json", onnx] {
+                if dest.join(file).is_file() {
+                    writeln!(out, "{file}: already there")?;
+                    continue;
+                }
+                fetch(&repo, file, &dest, &|msg| eprintln!("{msg}"))?;
+                writeln!(out, "{file}: downloaded and verified")?;
+            }
+            dest
+        }
+        ModelAction::Prepare { dir } => dir,
+    };
+    let conn = crate::runtime::db::open_in_memory()?;
+    let prepared: String = conn.query_row("SELECT errkb_prepare_model(?1)", [dir.to_string_lossy()], |r| r.get(0))?;
+    writeln!(out, "ready: {prepared}")?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,7 +36,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::script::{self, Params};
+use crate::runtime::script::{self, Params};
+use crate::runtime::{db, hooks, paths};
 
 #[derive(Debug, Default)]
 pub struct Summary {
@@ -77,7 +78,7 @@ impl std::fmt::Display for Summary {
 /// Where Claude Code keeps its transcripts: `$CLAUDE_CONFIG_DIR/projects`,
 /// else `~/.claude/projects`.
 pub fn default_transcripts() -> Result<PathBuf> {
-    Ok(crate::install::claude_dir()?.join("projects"))
+    Ok(paths::claude_dir()?.join("projects"))
 }
 
 /// The `.jsonl` files under `paths` (files as given, folders searched),
@@ -124,8 +125,8 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
         indicatif::ProgressBar::hidden()
     };
     let mut scripts = Scripts {
-        success: script::Repeated::new(&crate::hook::script_for("PostToolUse")?, "success"),
-        failure: script::Repeated::new(&crate::hook::script_for("PostToolUseFailure")?, "failure"),
+        success: script::Repeated::new(&hooks::script_for("PostToolUse")?, "success"),
+        failure: script::Repeated::new(&hooks::script_for("PostToolUseFailure")?, "failure"),
     };
     conn.set_prepared_statement_cache_capacity(
         scripts.success.statement_count() + scripts.failure.statement_count() + 8,
@@ -533,7 +534,7 @@ pub fn offer(db_path: &Path, out: &mut impl std::io::Write) -> Result<()> {
         let mut answer = String::new();
         std::io::stdin().read_line(&mut answer)?;
         if matches!(answer.trim().to_lowercase().as_str(), "" | "y" | "yes") {
-            let conn = crate::db::open(db_path, crate::db::Access::ReadWrite)?;
+            let conn = db::open(db_path, db::Access::ReadWrite)?;
             write!(out, "{}", run(&conn, &[transcripts])?)?;
             writeln!(out, "run 'errkb embed' to make them findable by meaning too")?;
             return Ok(());
@@ -546,4 +547,29 @@ pub fn offer(db_path: &Path, out: &mut impl std::io::Write) -> Result<()> {
         transcripts.display()
     )?;
     Ok(())
+}
+
+/// `errkb learn [PATH…]` (default: Claude Code's transcripts folder).
+pub fn command(db_path: &Path, paths: Vec<PathBuf>, out: &mut impl std::io::Write) -> Result<std::process::ExitCode> {
+    let paths = if paths.is_empty() {
+        let default = default_transcripts()?;
+        if !default.is_dir() {
+            writeln!(
+                out,
+                "no Claude Code transcripts in {} (nothing to learn)",
+                default.display()
+            )?;
+            return Ok(std::process::ExitCode::SUCCESS);
+        }
+        vec![default]
+    } else {
+        paths
+    };
+    let conn = db::open(db_path, db::Access::ReadWrite)?;
+    let summary = run(&conn, &paths)?;
+    write!(out, "{summary}")?;
+    if summary.fixes_learned > 0 {
+        writeln!(out, "run 'errkb embed' to make them findable by meaning too")?;
+    }
+    Ok(std::process::ExitCode::SUCCESS)
 }

@@ -63,3 +63,20 @@ pub fn extension(explicit: Option<PathBuf>) -> Result<PathBuf> {
         tried.join(", ")
     )
 }
+
+/// `~/.reflexion/logs/hooks.log`; without a HOME, `errkb-hooks.log` in the
+/// temporary directory, so that even that failure leaves a trace.
+pub fn hook_log() -> Result<PathBuf> {
+    Ok(match data_root() {
+        Ok(root) => root.join("logs").join("hooks.log"),
+        Err(_) => std::env::temp_dir().join("errkb-hooks.log"),
+    })
+}
+
+/// Claude Code's configuration folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+pub fn claude_dir() -> Result<PathBuf> {
+    Ok(match env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => home()?.join(".claude"),
+    })
+}

@@ -1,0 +1,121 @@
+//! The command line: every command, argument and flag, as clap reads them.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::commands::model::PRODUCTION_REPO;
+use crate::runtime::script;
+
+#[derive(Parser)]
+#[command(name = "errkb", version, about = "Error knowledge base for AI coding agents")]
+pub struct Cli {
+    /// Database file [default: ~/.reflexion/data/reflexion.db]
+    #[arg(long, global = true, env = "ERRKB_DB")]
+    pub db: Option<PathBuf>,
+    /// The extension file for the sqlite3 shell, which install copies and doctor
+    /// checks (errkb itself has it built in) [default: errkb.so next to this
+    /// program, then ~/.reflexion/lib/]
+    #[arg(long, global = true, env = "ERRKB_EXTENSION")]
+    pub extension: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Create the database and its schema (writes do this by themselves)
+    Init,
+    /// Find how an error was fixed before; exits 1 when nothing matches
+    Search {
+        /// The error text, as a tool printed it (normalised here)
+        error: String,
+        /// Print the matching row as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Record how an error was fixed
+    Record {
+        /// The error text, as a tool printed it (normalised into the key)
+        #[arg(long)]
+        error: String,
+        /// How it was fixed: a JSON object ({"resolvedBy", "tool", "toolSequence", ...}) or plain text
+        #[arg(long)]
+        resolution: String,
+        /// The tool that fixed it
+        #[arg(long)]
+        resolved_by: Option<String>,
+        /// Tools used to fix it, comma-separated (e.g. Read,Edit)
+        #[arg(long, value_delimiter = ',')]
+        tool_sequence: Vec<String>,
+    },
+    /// Run a Claude Code hook: the payload on stdin, the answer on stdout;
+    /// always exits 0 (failures go to ~/.reflexion/logs/hooks.log)
+    Hook {
+        /// The hook event, e.g. PostToolUseFailure
+        event: String,
+    },
+    /// Install the hooks into Claude Code (~/.claude/settings.json) and
+    /// what they run into ~/.reflexion
+    Install {
+        /// Show what would change; change nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Remove errkb's hooks from Claude Code's settings (data stays)
+    Uninstall {
+        /// Show what would change; change nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Check the database, extension, model and hooks; show recent hook failures
+    Doctor,
+    /// Print the hooks as a Claude Code plugin's hooks/hooks.json
+    PluginHooks,
+    /// Recompute the knowledge base's keys with the current normalize_error
+    /// (for a database whose keys the original JavaScript code made)
+    Migrate,
+    /// Embed every knowledge-base entry that has no vector yet
+    Embed,
+    /// Learn from Claude Code's transcripts what the hooks would have
+    /// learned (errors, and the fixes that followed); safe to run again
+    Learn {
+        /// Transcript files or folders [default: ~/.claude/projects]
+        paths: Vec<PathBuf>,
+    },
+    /// Read the machine's gettext catalogs for your languages, so that
+    /// localized tool messages match their English originals
+    Catalog {
+        /// Languages (e.g. ko, de_DE) [default: from LANGUAGE, LC_ALL, LC_MESSAGES, LANG]
+        #[arg(long = "lang", value_delimiter = ',')]
+        langs: Vec<String>,
+    },
+    /// Get or prepare the embedding model
+    Model {
+        #[command(subcommand)]
+        action: ModelAction,
+    },
+    /// Run a .sql file; standard input (when piped) is bound as :stdin
+    Run {
+        file: PathBuf,
+        /// Bind a named parameter (repeatable): --param name=value
+        #[arg(long = "param", value_name = "NAME=VALUE", value_parser = script::parse_param)]
+        params: Vec<(String, String)>,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum ModelAction {
+    /// Download the production model from Hugging Face (checksums verified)
+    /// into ~/.reflexion/models/, then prepare it
+    Download {
+        /// Hugging Face repository
+        #[arg(long, default_value = PRODUCTION_REPO)]
+        repo: String,
+        /// The float32 model instead of the int8 one
+        #[arg(long)]
+        fp32: bool,
+    },
+    /// Write the fast-loading copy (model.onnx + model.onnx.data) of a model directory
+    Prepare { dir: PathBuf },
+}

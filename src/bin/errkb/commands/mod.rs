@@ -1,0 +1,13 @@
+//! One module per command of the runner; `main.rs` dispatches to them.
+
+pub mod catalog;
+pub mod doctor;
+pub mod embed;
+pub mod hook;
+pub mod install;
+pub mod learn;
+pub mod migrate;
+pub mod model;
+pub mod record;
+pub mod run;
+pub mod search;
