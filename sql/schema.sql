@@ -67,11 +67,11 @@ INSERT OR IGNORE INTO error_kb_files (file_name, error_kb_id)
 SELECT f.value, kb.id
 FROM error_kb AS kb, json_each(kb_file_names(kb.error_raw, kb.resolution)) AS f;
 
--- The tool_error events already turned into a resolution: each is learned
--- at most once (events rows are never updated).
+-- The tool_error events turned into a fix (v1–v11; `learned_errors`
+-- since v12, below). Made when missing so that the upgrade finds it.
 CREATE TABLE IF NOT EXISTS resolved_errors (
-  event_id INTEGER PRIMARY KEY,  -- events.id of the tool_error
-  error_kb_id INTEGER,           -- the error_kb row it fed
+  event_id INTEGER PRIMARY KEY,
+  error_kb_id INTEGER,
   ts TEXT NOT NULL
 );
 
@@ -88,17 +88,8 @@ CREATE TABLE IF NOT EXISTS error_kb_signatures (
 );
 CREATE INDEX IF NOT EXISTS idx_error_kb_signature ON error_kb_signatures(signature);
 
--- The fixes learned for each error, each with its own count: one error
--- may be fixed in several ways (`Cannot find module 'express'`: install
--- it; `Cannot find module './utils'`: fix the path). error_kb.resolution
--- keeps the latest fix (SPEC §5), for the original system and for old
--- writers; kb_search chooses among these: the fix whose original error is
--- closest to the query, then the most used, then the newest.
---   error_headline  the original error's identifying line, values kept
---                   (redacted): what "closest" is judged on, and what the
---                   advice quotes
---   fix_key         what makes two fixes the same fix
---   use_count       times learned plus times advised (sums across machines)
+-- The fixes learned for each error (v6–v11; `fixes` since v12, below).
+-- Made when missing so that the upgrades below that read it find it.
 CREATE TABLE IF NOT EXISTS kb_fixes (
   id INTEGER PRIMARY KEY,
   error_kb_id INTEGER NOT NULL,
@@ -197,6 +188,97 @@ DROP VIEW IF EXISTS main.kb_frequent_errors;
 DROP VIEW IF EXISTS main.kb_reused_fixes;
 DROP VIEW IF EXISTS main.kb_advice_hit_rate;
 
+-- Version 12: fixes with a stable id, and counts that add up across
+-- machines.
+--
+-- The fixes learned for each error, each its own row: one error may be
+-- fixed in several ways (`Cannot find module 'express'`: install it;
+-- `Cannot find module './utils'`: fix the path). error_kb.resolution keeps
+-- the latest fix (the original system reads it); kb_search chooses among
+-- these.
+--   uid             the fix's identity wherever it is learned: fix_uid() of
+--                   the error's key, the original error's headline and the
+--                   fix's key. A team's replicas name one fix alike.
+--   error_headline  the original error's identifying line, values kept
+--                   (redacted, paths relative to the project): what
+--                   "closest" is judged on, and what the advice quotes
+--   fix_key         what makes two fixes the same fix (fix_key())
+--   weak            the same command succeeded with nothing changed: kept,
+--                   never advised
+--   origin          'local', or 'team' for a fix received from the hub
+--   project         the project it was learned in (its folder, ~ for home)
+CREATE TABLE IF NOT EXISTS fixes (
+  id INTEGER PRIMARY KEY,
+  uid TEXT NOT NULL UNIQUE,
+  error_kb_id INTEGER NOT NULL,
+  error_headline TEXT NOT NULL DEFAULT '',
+  resolution TEXT NOT NULL,
+  fix_key TEXT NOT NULL,
+  weak INTEGER NOT NULL DEFAULT 0,
+  origin TEXT NOT NULL DEFAULT 'local',
+  project TEXT,
+  ts TEXT NOT NULL,
+  last_used TEXT,
+  UNIQUE (error_kb_id, error_headline, fix_key)
+);
+
+-- How often each fix was learned, advised and proven, per replica: ''
+-- is this machine; a teammate's counts arrive under their replica's id.
+-- A fix's count is the sum of its rows, so counts add up across machines
+-- and no machine overwrites another's.
+--   learned   errors it fixed     sessions  distinct sessions it fixed one in
+--   advised   times it was told   helped    told, then the operation passed
+--   failed    told, then the same error came back in the same stream
+CREATE TABLE IF NOT EXISTS fix_counts (
+  fix_id INTEGER NOT NULL,
+  replica TEXT NOT NULL DEFAULT '',
+  learned INTEGER NOT NULL DEFAULT 0,
+  sessions INTEGER NOT NULL DEFAULT 0,
+  advised INTEGER NOT NULL DEFAULT 0,
+  helped INTEGER NOT NULL DEFAULT 0,
+  failed INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (fix_id, replica)
+) WITHOUT ROWID;
+
+-- The tool_error events turned into a fix: each is learned at most once
+-- (events rows are never updated), with the fix it taught, the success
+-- that showed it fixed and the steps kept in the fix (event ids).
+CREATE TABLE IF NOT EXISTS learned_errors (
+  event_id INTEGER PRIMARY KEY,
+  error_kb_id INTEGER,
+  fix_id INTEGER,
+  session_id TEXT,
+  success_event_id INTEGER,
+  steps TEXT,
+  ts TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_learned_errors_fix ON learned_errors(fix_id, session_id);
+
+INSERT OR IGNORE INTO fixes (id, uid, error_kb_id, error_headline, resolution, fix_key, ts, last_used)
+SELECT f.id, fix_uid(kb.error_normalized, f.error_headline, fix_key(f.resolution)), f.error_kb_id,
+       f.error_headline, f.resolution, fix_key(f.resolution), f.ts, f.last_used
+FROM kb_fixes AS f JOIN error_kb AS kb ON kb.id = f.error_kb_id;
+INSERT OR IGNORE INTO fix_counts (fix_id, replica, learned, sessions)
+SELECT f.id, '', f.use_count, 1 FROM kb_fixes AS f JOIN fixes ON fixes.id = f.id;
+INSERT OR IGNORE INTO learned_errors (event_id, error_kb_id, session_id, ts)
+SELECT r.event_id, r.error_kb_id, e.session_id, r.ts FROM resolved_errors AS r LEFT JOIN events AS e ON e.id = r.event_id;
+DROP TABLE kb_fixes;
+DROP TABLE resolved_errors;
+
+-- The user's home is ~ in what was stored before (v12 stores it so).
+UPDATE events SET data = redact_private(data), project_path = redact_private(project_path),
+                  project = path_basename(redact_private(project_path))
+WHERE (SELECT user_version FROM pragma_user_version) < 12
+  AND (redact_private(data) <> data OR redact_private(project_path) <> project_path);
+UPDATE OR IGNORE error_kb SET error_raw = redact_private(error_raw), resolution = redact_private(resolution)
+WHERE (SELECT user_version FROM pragma_user_version) < 12
+  AND (redact_private(error_raw) <> error_raw OR redact_private(resolution) <> resolution);
+UPDATE OR IGNORE fixes SET error_headline = redact_private(error_headline), resolution = redact_private(resolution)
+WHERE (SELECT user_version FROM pragma_user_version) < 12
+  AND (redact_private(error_headline) <> error_headline OR redact_private(resolution) <> resolution);
+UPDATE transcript_imports SET path = redact_private(path)
+WHERE (SELECT user_version FROM pragma_user_version) < 12 AND redact_private(path) <> path;
+
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 11;
+PRAGMA user_version = 12;

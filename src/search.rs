@@ -74,12 +74,17 @@ pub struct Hit {
     pub stage: Stage,
     /// Vector distance; `None` for the text stages.
     pub distance: Option<f64>,
-    /// The kb_fixes row; `None` for a row only an old writer filled.
+    /// The `fixes` row; `None` for a row only an old writer filled.
     pub fix_id: Option<i64>,
     /// The original error's identifying line (values kept).
     pub headline: String,
-    /// Other fixes known for this error (not vetoed).
+    /// Other fixes known for this error (not vetoed, not weak).
     pub other_fixes: i64,
+    /// The fix's stable id and where it came from ('local', 'team').
+    pub fix_uid: Option<String>,
+    pub origin: String,
+    /// The next best fix's resolution, when there is one.
+    pub other_fix: Option<String>,
 }
 
 /// One candidate fix.
@@ -89,6 +94,12 @@ struct Candidate {
     headline: String,
     use_count: i64,
     ts: String,
+    weak: bool,
+    sessions: i64,
+    helped: i64,
+    failed: i64,
+    origin: String,
+    fix_uid: Option<String>,
 }
 
 /// The best hit for `query`, or `None`. Never fails: a stage that errors
@@ -281,26 +292,40 @@ fn candidates(db: *mut sqlite3, ids: &[i64]) -> std::result::Result<Vec<Candidat
                 _ => 0,
             };
             let ts = stmt.column(at + 2).as_text().unwrap_or_default().to_string();
+            let int = |i: c_int| match stmt.column(at + i) {
+                Value::Integer(n) => n,
+                _ => 0,
+            };
             out.push(Candidate {
                 row,
                 fix_id,
                 headline,
                 use_count,
                 ts,
+                weak: int(3) != 0,
+                sessions: int(4),
+                helped: int(5),
+                failed: int(6),
+                origin: stmt.column(at + 7).as_text().unwrap_or("local").to_string(),
+                fix_uid: stmt.column(at + 8).as_text().map(str::to_owned),
             });
         }
     }
     Ok(out)
 }
 
-/// The best candidate for `query`: vetoed ones out; then the closest
-/// original error, the most used, the newest.
+/// The best candidate for `query`: vetoed ones out, and fixes that are not
+/// advised (weak ones: the same command succeeded with nothing changed;
+/// those that failed more often than they helped); then the closest
+/// original error, the fix seen in most sessions, the most used, the
+/// newest.
 fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance: Option<f64>) -> Option<Hit> {
     // Identifiers and values are compared on the identifying lines alone,
     // the same way on both sides.
     let query_line = signature(&query.headline);
     let mut kept: Vec<(u8, Candidate)> = candidates
         .into_iter()
+        .filter(|c| !c.weak && c.failed <= c.helped)
         .filter_map(|c| {
             let original = signature(&c.headline);
             if !c.headline.is_empty() && query_line.conflicts_with(&original) {
@@ -314,9 +339,18 @@ fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance:
             Some((closeness, c))
         })
         .collect();
-    kept.sort_by(|(ca, a), (cb, b)| cb.cmp(ca).then(b.use_count.cmp(&a.use_count)).then(b.ts.cmp(&a.ts)));
+    kept.sort_by(|(ca, a), (cb, b)| {
+        cb.cmp(ca)
+            .then(b.sessions.cmp(&a.sessions))
+            .then(b.use_count.cmp(&a.use_count))
+            .then(b.ts.cmp(&a.ts))
+    });
     let other_fixes = kept.len().saturating_sub(1) as i64;
-    let (_, best) = kept.into_iter().next()?;
+    let mut kept = kept.into_iter();
+    let (_, best) = kept.next()?;
+    let other_fix = kept
+        .next()
+        .and_then(|(_, c)| c.row.get(4).and_then(Value::as_text).map(str::to_owned));
     Some(Hit {
         row: best.row,
         stage,
@@ -324,6 +358,9 @@ fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance:
         fix_id: best.fix_id,
         headline: best.headline,
         other_fixes,
+        fix_uid: best.fix_uid,
+        origin: best.origin,
+        other_fix,
     })
 }
 
@@ -335,8 +372,8 @@ impl TableFunction for KbSearch {
     const NAME: &'static str = "kb_search";
     const SCHEMA: &'static str = "CREATE TABLE x(id, ts, error_normalized, error_raw, resolution, \
          resolved_by, tool_sequence, use_count, last_used, stage, distance, fix_id, headline, other_fixes, \
-         query HIDDEN)";
-    const COLUMNS: c_int = 14;
+         fix_uid, origin, other_fix, query HIDDEN)";
+    const COLUMNS: c_int = 17;
     const ARGUMENTS: c_int = 1;
     const REQUIRED: c_int = 0;
     const NEVER_RAISES: bool = true;
@@ -355,6 +392,9 @@ impl TableFunction for KbSearch {
             hit.fix_id.map_or(Value::Null, Value::Integer),
             Value::Text(hit.headline),
             Value::Integer(hit.other_fixes),
+            hit.fix_uid.map_or(Value::Null, Value::Text),
+            Value::Text(hit.origin),
+            hit.other_fix.map_or(Value::Null, Value::Text),
         ]);
         Ok(vec![row])
     }

@@ -156,7 +156,8 @@ def test_learning_from_the_transcript_learns_what_the_hooks_did(sessions, tmp_pa
                 (session_id,)).fetchall()
             kb = conn.execute("SELECT error_normalized, resolution, resolved_by, tool_sequence, use_count "
                               "FROM error_kb ORDER BY 1").fetchall()
-            fixes = conn.execute("SELECT error_headline, resolution, use_count FROM kb_fixes ORDER BY 1").fetchall()
+            fixes = conn.execute("SELECT f.uid, f.error_headline, f.resolution, f.weak, c.learned, c.sessions "
+                                 "FROM fixes AS f JOIN fix_counts AS c ON c.fix_id = f.id ORDER BY 1").fetchall()
         return events, kb, fixes
 
     hooks, learned = snapshot(sessions["teach_db"]), snapshot(db)

@@ -10,6 +10,7 @@ ERRKB_FUNCTIONS = {
     "errkb_debug/0", "errkb_debug/1", "errkb_version/0", "errkb_last_search_error/0",
     "keyword_overlap/2", "length_ratio/2", "normalize_error/1", "path_basename/1", "path_names/1", "redact_path/1", "redact_secrets/1", "resolution_text/1",
     "error_signature/1", "error_headline/1", "error_codes/1", "translate_messages/1", "command_subject/1", "fix_key/1", "edit_hunk/2",
+    "redact_private/1", "failure_kind/1", "fix_uid/3",
     "kb_file_names/2",
 }
 SQLITE_VEC_FUNCTIONS = {
@@ -48,8 +49,9 @@ def test_kb_learn_learns_each_row_inserted_all_or_nothing(tmp_path):
     sqlite(db, learn, learn.replace("pyyaml", "PyYAML"))
     assert sqlite(db, "SELECT error_normalized, use_count FROM error_kb").stdout == (
         "ModuleNotFoundError: No module named <STR>|2\n")
-    assert sqlite(db, "SELECT error_headline, count(*) FROM kb_fixes").stdout == (
-        "ModuleNotFoundError: No module named 'yaml'|2\n")
+    assert sqlite(db, "SELECT f.error_headline, count(*), sum(c.learned) FROM fixes AS f "
+                      "JOIN fix_counts AS c ON c.fix_id = f.id").stdout == (
+        "ModuleNotFoundError: No module named 'yaml'|2|2\n")
     assert sqlite(db, "SELECT signature FROM error_kb_signatures").stdout == (
         "ModuleNotFoundError: No module named <STR>\n")
     # the second row has no time: the whole statement learns nothing
@@ -88,7 +90,7 @@ def test_kb_resolves_shows_what_a_success_teaches(tmp_path):
     assert "no query solution" in sqlite(db, "SELECT * FROM kb_resolves", check=False).stderr
     # learned already: nothing more to teach
     with connection(db) as conn:
-        conn.execute("INSERT INTO resolved_errors (event_id, error_kb_id, ts) VALUES (1, NULL, 'now')")
+        conn.execute("INSERT INTO learned_errors (event_id, error_kb_id, ts) VALUES (1, NULL, 'now')")
     assert sqlite(db, "SELECT count(*) FROM kb_resolves('s')").stdout == "0\n"
 
 

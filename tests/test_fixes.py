@@ -54,7 +54,8 @@ def test_fixes_name_what_was_done_and_keep_no_secret(tmp_path):
     assert "  ran: ls" not in python  # looking around is not part of the fix
     node = run(home, "s2", "Bash", {"command": "node src/main.js"},
                NODE_ERROR.replace("./util'", "./helpers'").replace("index.js", "main.js"))
-    assert "  edited /work/shop/src/index.js: \"const util = require('./util');" in node
+    # paths relative to the project (the sessions' cwd, /work/shop)
+    assert "  edited src/index.js: \"const util = require('./util');" in node
     assert "\"const util = require('./utils');" in node
     assert SECRET not in node and "[REDACTED]" in node
 
@@ -72,8 +73,9 @@ def test_each_distinct_fix_is_kept_with_its_count(tmp_path):
         run(home, session, "Bash", {"command": install})
         run(home, session, "Bash", {"command": "node app.js"})
     db = home / ".reflexion" / "data" / "reflexion.db"
-    rows = subprocess.run(["sqlite3", str(db), "SELECT json_extract(resolution, '$.commands[0]'), use_count "
-                                               "FROM kb_fixes ORDER BY id"],
+    rows = subprocess.run(["sqlite3", str(db), "SELECT json_extract(f.resolution, '$.commands[0]'), "
+                                               "c.learned + c.advised FROM fixes AS f "
+                                               "JOIN fix_counts AS c ON c.fix_id = f.id ORDER BY f.id"],
                           capture_output=True, text=True, check=True).stdout
     # A fix's count is how often it was learned plus how often it was
     # advised: learned in a, advised and learned again in b, advised in c.

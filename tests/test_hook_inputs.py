@@ -88,7 +88,7 @@ def test_bad_payloads(home, name, event, stdin, stored, logged):
             (session, project_path) = conn.execute("SELECT session_id, project_path FROM events").fetchone()
             tables = {t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         assert (session, project_path) == (HOSTILE, HOSTILE)
-        assert {"events", "error_kb", "resolved_errors"} <= tables
+        assert {"events", "error_kb", "learned_errors"} <= tables
 
 
 def test_sql_in_free_text_is_ordinary(home):

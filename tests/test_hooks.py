@@ -75,20 +75,25 @@ def test_an_error_then_success_is_learned_once_and_advised_later(home):
     assert db_rows(home, "SELECT count(*) FROM sqlite_schema WHERE type = 'view'") == [(0,)]
 
 
-def test_an_older_error_is_learned_across_tools(home):
+def test_each_error_of_a_chain_is_learned_with_the_steps_after_it(home):
+    """npm test fails, the package is edited, it fails otherwise, a package
+    is installed, it passes: both errors are resolved by the pass, each
+    with what came after it; the install alone resolves nothing."""
     hook(home, "PostToolUseFailure", payload("s", "Bash", {"command": "npm test"},
                                              'npm error Missing script: "test"', "PostToolUseFailure"))
     hook(home, "PostToolUse", payload("s", "Edit", {"file_path": "/work/app/package.json"}))
     hook(home, "PostToolUseFailure", payload("s", "Bash", {"command": "npm test"},
                                              "Error: jest: not found", "PostToolUseFailure"))
-    hook(home, "PostToolUse", payload("s", "Bash", {"command": "npm install"}))  # unrelated: learns nothing
+    hook(home, "PostToolUse", payload("s", "Bash", {"command": "npm install -D jest"}))  # a step, not a retry
     assert db_rows(home, "SELECT count(*) FROM error_kb") == [(0,)]
-    hook(home, "PostToolUse", payload("s", "Bash", {"command": "npm test"}))  # the retry: resolves the latest
+    hook(home, "PostToolUse", payload("s", "Bash", {"command": "npm test"}))  # the retry: resolves both
     hook(home, "PostToolUse", payload("s", "Edit", {"file_path": "/work/app/jest.config.js"}))
-    rows = db_rows(home, "SELECT error_normalized, json_extract(resolution, '$.resolvedBy'), tool_sequence "
+    rows = db_rows(home, "SELECT error_normalized, json_extract(resolution, '$.resolvedBy'), "
+                         "json_extract(resolution, '$.commands'), json_extract(resolution, '$.writes') "
                          "FROM error_kb ORDER BY id")
-    assert rows == [("Error: jest: not found", "success_after_error", '["Bash","Bash"]'),
-                    ('npm error Missing script: <STR>', "cross_tool_resolution", '["Edit","Bash","Bash"]')]
+    assert rows == [('npm error Missing script: <STR>', "success_after_error", '["npm install -D jest"]',
+                     '["package.json"]'),
+                    ("Error: jest: not found", "success_after_error", '["npm install -D jest"]', None)]
 
 
 def test_an_unrelated_success_learns_nothing_the_retry_does(home):
@@ -400,8 +405,9 @@ def test_a_tools_output_is_not_given_to_the_script_and_nothing_changes(home):
     assert len(stored) == 4
     # both learned the fix, the edit's after in it (counted three times: each
     # learned it, and the second session's failure was advised it)
-    assert db_rows(home, "SELECT count(*) FROM resolved_errors") == [(2,)]
-    assert db_rows(home, "SELECT use_count, json_extract(resolution, '$.edits[0].after') FROM kb_fixes") == [(3, "all:")]
+    assert db_rows(home, "SELECT count(*) FROM learned_errors") == [(2,)]
+    assert db_rows(home, "SELECT c.learned + c.advised, json_extract(f.resolution, '$.edits[0].after') "
+                         "FROM fixes AS f JOIN fix_counts AS c ON c.fix_id = f.id") == [(3, "all:")]
 
 
 def test_a_slow_search_is_abandoned_but_the_event_is_kept(home):

@@ -58,7 +58,7 @@ def test_a_session_teaches_its_fixes_with_what_was_done(tmp_path, projects):
     python = next(f for e, f in learned.items() if "pendulum" in e)
     assert python["commands"] == ["pip install pendulum"] and python["command"] == "python3 app.py"
     node = next(f for e, f in learned.items() if "./utils" in e)
-    assert node["edits"] == [{"file": "/home/dev/shop/src/index.js", "before": "require('./utils')",
+    assert node["edits"] == [{"file": "src/index.js", "before": "require('./utils')",
                               "after": "require('./lib/utils')"}]
     # events keep their original times and Claude Code's ids
     [(ts, tool_use_id)] = rows(tmp_path, "SELECT ts, data ->> '$.toolUseId' FROM events "

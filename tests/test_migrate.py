@@ -20,7 +20,7 @@ def test_old_keys_are_recomputed_and_collisions_merged(kb):
         {"error_normalized": "already right", "error_raw": None, "resolution": "x", "use_count": 5},
     ])
     with connection(kb) as conn:
-        conn.execute("INSERT INTO resolved_errors VALUES (10, 1, 't')")
+        conn.execute("INSERT INTO learned_errors (event_id, error_kb_id, ts) VALUES (10, 1, 't')")
         conn.execute("INSERT INTO error_kb_files VALUES ('b.ts', 1)")
     sqlite(kb, "INSERT INTO vec_error_kb SELECT id, embed(error_normalized) FROM error_kb")
 
@@ -34,7 +34,7 @@ def test_old_keys_are_recomputed_and_collisions_merged(kb):
             (3, "Error at line <N> in <PATH>: unexpected token", 1, None, None),
             (4, "already right", 5, None, None),
         ]
-        assert conn.execute("SELECT error_kb_id FROM resolved_errors").fetchall() == [(2,)]
+        assert conn.execute("SELECT error_kb_id FROM learned_errors").fetchall() == [(2,)]
         assert conn.execute("SELECT file_name, error_kb_id FROM error_kb_files").fetchall() == [("b.ts", 2)]
         # Vectors of changed rows are gone (to be re-embedded); the untouched row keeps its own.
         assert [r for (r,) in conn.execute("SELECT rowid FROM vec_error_kb_rowids ORDER BY rowid")] == [2, 4]
@@ -78,8 +78,9 @@ def test_a_database_of_the_javascript_system_works_as_is(tmp_path):
         # (the advice counted on both).
         assert conn.execute("SELECT signature FROM error_kb_signatures").fetchall() == [
             ("ENOENT: no such file or directory, open <STR>",)]
-        assert conn.execute("SELECT error_headline, use_count, json_extract(resolution, '$.tool') FROM kb_fixes").fetchall() == [
-            ("ENOENT: no such file or directory, open 'a.json'", 2, "Write")]
+        assert conn.execute("SELECT f.error_headline, c.learned, c.advised, json_extract(f.resolution, '$.tool') "
+                            "FROM fixes AS f JOIN fix_counts AS c ON c.fix_id = f.id").fetchall() == [
+            ("ENOENT: no such file or directory, open 'a.json'", 1, 1, "Write")]
         columns = [r[1] for r in conn.execute("PRAGMA table_info(error_kb)")]
         assert columns == ["id", "ts", "error_normalized", "error_raw", "resolution", "resolved_by",
                            "tool_sequence", "use_count", "last_used"]
@@ -126,7 +127,7 @@ def test_a_version_8_database_loses_what_every_hook_paid_for(tmp_path):
     runner("--db", str(db), "record", "--error", "make: *** No rule to make target 'x'.",
            "--resolution", "add the target", check=True)
     with connection(db) as conn:
-        assert conn.execute("SELECT count(*) FROM kb_fixes").fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM fixes").fetchone() == (1,)
 
 
 def test_advice_noted_by_an_earlier_version_counts_once(tmp_path):
@@ -149,3 +150,43 @@ def test_advice_noted_by_an_earlier_version_counts_once(tmp_path):
         """)
     assert sqlite(db, "SELECT times_advised, stages FROM kb_reused_fixes").stdout == "2|exact,prefix\n"
     assert sqlite(db, "SELECT failures, advised, hit_rate FROM kb_advice_hit_rate").stdout == "2|2|1.0\n"
+
+
+def test_a_version_11_database_gets_fix_ids_summable_counts_and_no_user_names(tmp_path):
+    """v12: each fix gets its stable id and its counts (as this machine's);
+    the errors learned keep being learned once; home folders become ~."""
+    db = tmp_path / "kb.db"
+    runner("--db", str(db), "init", check=True)
+    with connection(db) as conn:
+        conn.executescript("""
+            DROP TABLE fixes; DROP TABLE fix_counts; DROP TABLE learned_errors;
+            CREATE TABLE kb_fixes (id INTEGER PRIMARY KEY, error_kb_id INTEGER NOT NULL,
+              error_headline TEXT NOT NULL DEFAULT '', resolution TEXT NOT NULL, fix_key TEXT NOT NULL,
+              use_count INTEGER NOT NULL DEFAULT 1, ts TEXT NOT NULL, last_used TEXT,
+              UNIQUE (error_kb_id, error_headline, fix_key));
+            CREATE TABLE resolved_errors (event_id INTEGER PRIMARY KEY, error_kb_id INTEGER, ts TEXT NOT NULL);
+            INSERT INTO error_kb (id, ts, error_normalized, error_raw, resolution, use_count)
+            VALUES (1, 't', 'No module named <STR>', 'No module named ''yaml'' in /home/alice/shop/app.py',
+                    '{"command":"pip install pyyaml"}', 3);
+            INSERT INTO kb_fixes VALUES (7, 1, 'No module named ''yaml''', '{"command":"pip install pyyaml"}',
+                                         'x', 3, 't', NULL);
+            INSERT INTO events (id, type, ts, session_id, project, project_path, data)
+            VALUES (5, 'tool_error', 't', 's', 'shop', '/home/alice/shop', '{"file":"/home/alice/shop/app.py"}');
+            INSERT INTO resolved_errors VALUES (5, 1, 't');
+            PRAGMA user_version = 11;
+        """)
+    runner("--db", str(db), "init", check=True)
+    with connection(db) as conn:
+        [(fix_id, uid, learned)] = conn.execute("SELECT f.id, f.uid, c.learned FROM fixes AS f "
+                                                "JOIN fix_counts AS c ON c.fix_id = f.id AND c.replica = ''").fetchall()
+        assert (fix_id, len(uid), learned) == (7, 32, 3)
+        assert conn.execute("SELECT event_id, error_kb_id, session_id FROM learned_errors").fetchall() == [(5, 1, "s")]
+        assert conn.execute("SELECT project_path, data FROM events").fetchall() == [
+            ("~/shop", '{"file":"~/shop/app.py"}')]
+        assert conn.execute("SELECT error_raw FROM error_kb").fetchone() == ("No module named 'yaml' in ~/shop/app.py",)
+        assert conn.execute("SELECT count(*) FROM sqlite_schema WHERE name IN ('kb_fixes', 'resolved_errors')"
+                            ).fetchone() == (0,)
+    # the same fix learned on another machine has the same id
+    same = sqlite(db, "SELECT fix_uid('No module named <STR>', 'No module named ''yaml''', "
+                      "fix_key('{\"command\":\"pip install pyyaml\"}'))").stdout.strip()
+    assert same == uid

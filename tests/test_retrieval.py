@@ -46,7 +46,7 @@ def signature(text):
     ("git-pathspec", "error: pathspec <STR> did not match any file(s) known to git", set()),
     ("make-no-rule", "make: No rule to make target <STR>", set()),
     ("pg-no-relation", "ERROR: relation <STR> does not exist", set()),
-    ("sh-command-not-found", "bash: <V>: command not found", {("program", "bash")}),
+    ("sh-command-not-found", "command not found: <STR>", set()),
     ("npm-missing-script", "Missing script: <STR>", set()),
     ("curl-cannot-resolve", "curl: (<N>) Could not resolve host: <V>", {("code", "curl(6)"), ("program", "curl")}),
 ])

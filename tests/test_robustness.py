@@ -81,6 +81,7 @@ def test_advice_given_is_not_a_step_of_the_next_fix(tmp_path):
     error = "ModuleNotFoundError: No module named 'yaml'"
     hook = lambda event, body: runner("hook", event, stdin=body, env=env)  # noqa: E731
     hook("PostToolUseFailure", payload("one", "Bash", {"command": "python3 app.py"}, error, "PostToolUseFailure"))
+    hook("PostToolUse", payload("one", "Bash", {"command": "pip install pyyaml"}))
     hook("PostToolUse", payload("one", "Bash", {"command": "python3 app.py"}))
     # session two: advice is given (an advice event), then an edit and the retry
     told = hook("PostToolUseFailure", payload("two", "Bash", {"command": "python3 app.py"}, error + " ",

@@ -180,4 +180,5 @@ def test_kb_search_columns_are_the_candidate_querys(kb):
     query = sqlite(kb, f"CREATE TEMP VIEW candidates AS {candidates.rstrip().rstrip(';')};",
                    "SELECT group_concat(name, ',') FROM pragma_table_info('candidates')").stdout.strip().split(",")
     assert table[:9] == query[:9]
-    assert table[9:] == ["stage", "distance", "fix_id", "headline", "other_fixes"] and query[9:11] == ["fix_id", "headline"]
+    assert table[9:] == ["stage", "distance", "fix_id", "headline", "other_fixes", "fix_uid", "origin", "other_fix"]
+    assert query[9:11] == ["fix_id", "headline"] and "fix_uid" in query and "origin" in query

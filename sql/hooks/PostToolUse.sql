@@ -10,23 +10,27 @@
 -- paths parses it once (SQLite 3.40, the stock shell, caches a parse per
 -- call site only), and the fields are read from the small array it gives.
 -- (Temp tables are declared, then filled: see PostToolUseFailure.sql.)
-CREATE TEMP TABLE payload (ts, session_id, cwd, tool, command, file_path, pattern, agent_type, model, agent_id,
-                           tool_use_id, subject, edit);
-INSERT INTO temp.payload (ts, session_id, cwd, tool, command, file_path, pattern, agent_type, model, agent_id,
-                          tool_use_id, edit)
+CREATE TEMP TABLE payload (ts, session_id, cwd, tool, command, file_path, target, agent_type, model, agent_id,
+                           tool_use_id, subject, edit, sandbox_off);
+INSERT INTO temp.payload (ts, session_id, cwd, tool, command, file_path, target, agent_type, model, agent_id,
+                          tool_use_id, edit, sandbox_off)
 SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-       coalesce(f ->> '$[0]', 'unknown'), f ->> '$[1]', f ->> '$[2]',
-       redact_secrets(substr(f ->> '$[3]', 1, 20000)), coalesce(f ->> '$[4]', f ->> '$[8]'),
-       f ->> '$[5]', f ->> '$[6]', f ->> '$[7]', f ->> '$[9]', f ->> '$[13]',
+       coalesce(f ->> '$[0]', 'unknown'), redact_private(f ->> '$[1]'), f ->> '$[2]',
+       redact_private(substr(f ->> '$[3]', 1, 20000)), coalesce(f ->> '$[4]', f ->> '$[8]'),
+       redact_private(substr(coalesce(f ->> '$[5]', f ->> '$[14]', f ->> '$[15]', f ->> '$[16]', f ->> '$[17]'), 1, 200)),
+       f ->> '$[6]', f ->> '$[7]', f ->> '$[9]', f ->> '$[13]',
        -- an edit's compact before → after, redacted before it is cut
        CASE WHEN coalesce(f ->> '$[10]', f ->> '$[11]', f ->> '$[12]') IS NOT NULL
-            THEN edit_hunk(redact_secrets(substr(coalesce(f ->> '$[10]', ''), 1, 20000)),
-                           redact_secrets(substr(coalesce(f ->> '$[11]', f ->> '$[12]', ''), 1, 20000))) END
+            THEN edit_hunk(redact_private(substr(coalesce(f ->> '$[10]', ''), 1, 20000)),
+                           redact_private(substr(coalesce(f ->> '$[11]', f ->> '$[12]', ''), 1, 20000))) END,
+       coalesce(f ->> '$[18]', 0) IN (1, 'true')
 FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.tool_input.command',
                           '$.tool_input.file_path', '$.tool_input.pattern', '$.tool_input.subagent_type',
                           '$.tool_input.model', '$.tool_input.notebook_path', '$.agent_id',
                           '$.tool_input.old_string', '$.tool_input.new_string',
-                          '$.tool_input.new_source', '$.tool_use_id') AS f
+                          '$.tool_input.new_source', '$.tool_use_id', '$.tool_input.url',
+                          '$.tool_input.query', '$.tool_input.skill', '$.tool_input.path',
+                          '$.tool_input.dangerouslyDisableSandbox') AS f
       LIMIT -1);
 UPDATE temp.payload SET subject = command_subject(command) WHERE tool = 'Bash';
 
@@ -39,14 +43,16 @@ UPDATE temp.payload SET subject = command_subject(command) WHERE tool = 'Bash';
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'tool_use', ts, session_id, path_basename(cwd), cwd,
        json_object('tool', tool, 'meta', json(CASE
-         WHEN tool = 'Bash' THEN json_object('command',
+         WHEN tool = 'Bash' THEN json_patch(json_object('command',
            substr(ltrim(command), 1, instr(ltrim(command) || ' ', ' ') - 1), 'subject', subject,
-           'line', substr(trim(command), 1, 200))
+           'line', substr(trim(command), 1, 200)),
+           json_object('sandboxOff', CASE WHEN sandbox_off THEN json('true') END))
          WHEN tool IN ('Edit', 'NotebookEdit') THEN json_object('file', redact_path(file_path), 'edit', json(edit))
          WHEN tool IN ('Read', 'Write') THEN json_object('file', redact_path(file_path))
-         WHEN tool IN ('Grep', 'Glob') THEN json_object('pattern', redact_secrets(pattern))
+         WHEN tool IN ('Grep', 'Glob') THEN json_object('pattern', target)
          -- Agent; Task is its name in clients before 2.1
          WHEN tool IN ('Agent', 'Task') THEN json_object('agentType', agent_type, 'model', model)
+         WHEN target IS NOT NULL THEN json_object('target', target)
          END), 'success', json('true'), 'agentId', agent_id, 'toolUseId', tool_use_id)
 FROM temp.payload;
 
@@ -58,39 +64,39 @@ FROM temp.payload;
 -- with the commands run and the edits made before the success. An error
 -- is learned at most once.
 CREATE TEMP TABLE learned (event_id, error, error_raw, signature, headline, kind, tool_sequence, file, commands,
-                           edits);
+                           edits, writes, changed, weak, success_event_id, steps);
 INSERT INTO temp.learned
 SELECT r.event_id, r.error, r.error_raw, r.signature, r.headline, r.kind, r.tool_sequence, r.file, r.commands,
-       r.edits
+       r.edits, r.writes, r.changed, r.weak, r.success_event_id, r.steps
 FROM temp.payload AS p, kb_resolves(p.session_id, p.agent_id) AS r;
 
 -- Most successes teach nothing: then the runner stops here (a gate: see
--- script.rs), and what follows does nothing anyway (the sqlite3 shell
--- runs it).
+-- runtime/script.rs), and what follows does nothing anyway (the sqlite3
+-- shell runs it).
 CREATE TEMP TABLE errkb_continue AS SELECT 1 FROM temp.learned LIMIT 1;
 
--- 3. Learn each (kb_learn: the SPEC §5 UPSERT, the signature, the fix
--- among the error's fixes, the file names) with the command that worked
--- (redacted above, at most 120 characters) and the file last edited; then
--- remember the error as resolved: all or nothing, so that a killed hook
--- cannot learn an error twice. (A savepoint: errkb learn runs this inside
--- its own transaction.)
+-- 3. Learn each (kb_learn: the error_kb UPSERT, the signature, the fix
+-- among the error's fixes with its counts, the file names, the error
+-- marked as learned) with the command that worked (redacted above, at
+-- most 120 characters): all or nothing, so that a killed hook cannot
+-- learn an error twice. (A savepoint: errkb learn runs this inside its
+-- own transaction.)
 SAVEPOINT learn;
-INSERT INTO kb_learn (ts, error_raw, error_key, signature, headline, resolution, resolved_by, tool_sequence)
+INSERT INTO kb_learn (ts, error_raw, error_key, signature, headline, resolution, resolved_by, tool_sequence, weak,
+                      project, session_id, event_id, success_event_id, steps)
 SELECT p.ts, l.error_raw, l.error, l.signature, l.headline,
        json_patch(json_object('resolvedBy', l.kind, 'tool', p.tool, 'toolSequence', json(l.tool_sequence),
                               'sessionId', p.session_id, 'errorRaw', l.error_raw,
                               'command', p.command, 'file', l.file),
-                  -- the steps in between, when there were any
+                  -- the steps in between and what the retry changed, when there were any
                   json_object('commands', CASE WHEN json_array_length(l.commands) > 0 THEN json(l.commands) END,
-                              'edits', CASE WHEN json_array_length(l.edits) > 0 THEN json(l.edits) END)),
-       p.tool, l.tool_sequence
+                              'edits', CASE WHEN json_array_length(l.edits) > 0 THEN json(l.edits) END,
+                              'writes', CASE WHEN json_array_length(l.writes) > 0 THEN json(l.writes) END,
+                              'changed', CASE WHEN json_array_length(l.changed) > 0 THEN json(l.changed) END,
+                              'weak', CASE WHEN l.weak THEN json('true') END)),
+       p.tool, l.tool_sequence, l.weak, p.cwd, p.session_id, l.event_id, l.success_event_id, l.steps
 FROM temp.learned AS l,
-     (SELECT tool, session_id, ts,
-             CASE WHEN tool = 'Bash' THEN substr(trim(command), 1, 120) END AS command
+     (SELECT tool, session_id, ts, cwd,
+             CASE WHEN tool = 'Bash' THEN substr(replace(trim(command), cwd || '/', ''), 1, 120) END AS command
       FROM temp.payload) AS p;
-
-INSERT OR IGNORE INTO resolved_errors (event_id, error_kb_id, ts)
-SELECT l.event_id, (SELECT id FROM error_kb WHERE error_normalized = l.error), (SELECT ts FROM temp.payload)
-FROM temp.learned l;
 RELEASE learn;

@@ -20,32 +20,54 @@
 -- (Temp tables are declared, then filled: `CREATE TABLE … AS SELECT`
 -- compiles its query without SQLite's small-allocation cache.)
 CREATE TEMP TABLE payload (ts, session_id, cwd, tool, error, error_key, error_raw, english, signature, headline,
-                           subject, file, agent_id, tool_use_id, interrupted);
-INSERT INTO temp.payload (ts, session_id, cwd, tool, error, subject, file, agent_id, tool_use_id, interrupted)
+                           subject, line, file, target, sandbox_off, agent_id, tool_use_id, kind);
+INSERT INTO temp.payload (ts, session_id, cwd, tool, error, subject, line, file, target, sandbox_off, agent_id,
+                          tool_use_id, kind)
 SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-       coalesce(:stdin ->> '$.session_id', 'unknown'), :stdin ->> '$.cwd', :stdin ->> '$.tool_name',
-       redact_secrets(substr(coalesce(:stdin ->> '$.error', ''), 1, 20000)),
-       CASE WHEN :stdin ->> '$.tool_name' = 'Bash' THEN command_subject(:stdin ->> '$.tool_input.command') END,
+       coalesce(:stdin ->> '$.session_id', 'unknown'), redact_private(:stdin ->> '$.cwd'), :stdin ->> '$.tool_name',
+       redact_private(substr(coalesce(:stdin ->> '$.error', ''), 1, 20000)),
+       CASE WHEN :stdin ->> '$.tool_name' = 'Bash' THEN redact_private(command_subject(:stdin ->> '$.tool_input.command')) END,
+       CASE WHEN :stdin ->> '$.tool_name' = 'Bash'
+            THEN substr(trim(redact_private(substr(:stdin ->> '$.tool_input.command', 1, 20000))), 1, 200) END,
        redact_path(coalesce(:stdin ->> '$.tool_input.file_path', :stdin ->> '$.tool_input.notebook_path')),
-       :stdin ->> '$.agent_id', :stdin ->> '$.tool_use_id', coalesce(:stdin ->> '$.is_interrupt', 0) IN (1, 'true');
+       redact_private(substr(coalesce(:stdin ->> '$.tool_input.pattern', :stdin ->> '$.tool_input.url',
+                                      :stdin ->> '$.tool_input.query', :stdin ->> '$.tool_input.skill'), 1, 200)),
+       coalesce(:stdin ->> '$.tool_input.dangerouslyDisableSandbox', 0) IN (1, 'true'),
+       :stdin ->> '$.agent_id', :stdin ->> '$.tool_use_id',
+       -- an interrupt, the tool's own error, or Claude Code's report of
+       -- something else (a rejection, a denial, a block: failure_kind)
+       CASE WHEN coalesce(:stdin ->> '$.is_interrupt', 0) IN (1, 'true') THEN 'interrupt'
+            ELSE failure_kind(coalesce(:stdin ->> '$.error', '')) END;
+-- What is derived from the error, for errors and interrupts only: a
+-- rejection's text holds the user's words, which are not kept.
 UPDATE temp.payload SET error_key = normalize_error(error), error_raw = substr(error, 1, 500),
-                        english = translate_messages(error);
-UPDATE temp.payload SET signature = error_signature(english), headline = error_headline(english);
+                        english = translate_messages(error)
+WHERE kind IN ('error', 'interrupt');
+UPDATE temp.payload SET signature = error_signature(english), headline = error_headline(english)
+WHERE kind IN ('error', 'interrupt');
 
 -- 1. The event (before anything that may be slow or fail: it commits
--- alone), with what learning needs later: the signature and identifying
--- line of the error, and what the call acted on (the command's subject,
--- the file), to tell a related success from an unrelated one.
+-- alone). An error keeps what learning needs later: its signature and
+-- identifying line, and what the call acted on (the command's subject and
+-- line, the file, another tool's target, whether the sandbox was off), to
+-- tell a related success from an unrelated one. Anything else that failed
+-- (rejected, denied, blocked, invalid input) is noted as a `tool_blocked`
+-- event of its kind, without its text.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
-SELECT 1, CASE WHEN interrupted THEN 'tool_interrupt' ELSE 'tool_error' END,
+SELECT 1, CASE kind WHEN 'error' THEN 'tool_error' WHEN 'interrupt' THEN 'tool_interrupt' ELSE 'tool_blocked' END,
        ts, session_id, path_basename(cwd), cwd,
-       json_object('tool', tool, 'error', error_key, 'errorRaw', error_raw,
-                   'signature', signature, 'headline', headline, 'subject', subject, 'file', file,
-                   'agentId', agent_id, 'toolUseId', tool_use_id)
+       CASE WHEN kind IN ('error', 'interrupt')
+            -- (json_patch leaves out the members that are null)
+            THEN json_patch(json_object('tool', tool, 'error', error_key, 'errorRaw', error_raw,
+                             'signature', signature, 'headline', headline, 'subject', subject, 'line', line,
+                             'file', file, 'target', target, 'agentId', agent_id, 'toolUseId', tool_use_id),
+                            json_object('sandboxOff', CASE WHEN sandbox_off THEN json('true') END))
+            ELSE json_object('tool', tool, 'kind', kind, 'subject', subject, 'file', file,
+                             'agentId', agent_id, 'toolUseId', tool_use_id) END
 FROM temp.payload;
 
 -- 2. The best past fix: exact, prefix, then vector stage, on the signature
--- (none for an interrupt, none when importing a transcript). Advice is
+-- (only for an error, and none when importing a transcript). Advice is
 -- given once per error per session and agent (SPEC §6.1): a fix this agent
 -- was already told of is not told again, nor counted as used again.
 -- At most one row: kb_search gives the best fix only.
@@ -53,7 +75,7 @@ CREATE TEMP TABLE hit (id, fix_id, stage, distance, headline, error_normalized, 
 INSERT INTO temp.hit
 SELECT h.id, h.fix_id, h.stage, h.distance, h.headline, h.error_normalized, h.resolution, h.other_fixes
 FROM temp.payload AS p, kb_search(p.error) AS h
-WHERE NOT p.interrupted AND :event_ts IS NULL
+WHERE p.kind = 'error' AND :event_ts IS NULL
   AND NOT EXISTS (
     SELECT 1 FROM main.events AS e
     WHERE e.session_id = p.session_id AND e.type = 'advice'
@@ -70,8 +92,9 @@ CREATE TEMP TABLE errkb_continue AS SELECT 1 FROM temp.hit;
 SAVEPOINT advise;
 UPDATE error_kb SET use_count = use_count + 1, last_used = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE id = (SELECT id FROM temp.hit);
-UPDATE kb_fixes SET use_count = use_count + 1, last_used = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-WHERE id = (SELECT fix_id FROM temp.hit);
+UPDATE fixes SET last_used = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = (SELECT fix_id FROM temp.hit);
+INSERT INTO fix_counts (fix_id, replica, advised) SELECT fix_id, '', 1 FROM temp.hit WHERE fix_id IS NOT NULL
+ON CONFLICT (fix_id, replica) DO UPDATE SET advised = advised + 1;
 
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'advice', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_basename(p.cwd), p.cwd,
@@ -86,7 +109,7 @@ RELEASE advise;
 -- agent can judge whether it is the same problem.
 SELECT json_object('hookSpecificOutput', json_object(
          'hookEventName', 'PostToolUseFailure',
-         'additionalContext', redact_secrets(
+         'additionalContext', redact_private(
          '[Reflexion 에러 KB] 이전에 동일 에러를 해결한 이력이 있습니다:' || char(10)
          || '- 에러: ' || coalesce(nullif(headline, ''), error_normalized) || char(10)
          || '- 해결 방법: ' || resolution_text(resolution)

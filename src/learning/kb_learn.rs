@@ -32,7 +32,7 @@ const LEARN_SQL: &str = include_str!("../../sql/kb_learn.sql");
 
 /// The columns, in order: each is bound to the statements' parameter of
 /// the same name (`:ts` …).
-const COLUMNS: [&str; 8] = [
+const COLUMNS: [&str; 14] = [
     "ts",
     "error_raw",
     "error_key",
@@ -41,9 +41,16 @@ const COLUMNS: [&str; 8] = [
     "resolution",
     "resolved_by",
     "tool_sequence",
+    "weak",
+    "project",
+    "session_id",
+    "event_id",
+    "success_event_id",
+    "steps",
 ];
 const TABLE_SCHEMA: &str = "CREATE TABLE x(ts, error_raw, error_key, signature, headline, resolution, \
-     resolved_by, tool_sequence, PRIMARY KEY (error_raw)) WITHOUT ROWID";
+     resolved_by, tool_sequence, weak, project, session_id, event_id, success_event_id, steps, \
+     PRIMARY KEY (error_raw)) WITHOUT ROWID";
 
 /// A statement of `sql/kb_learn.sql` and, for each of its parameters, the
 /// column bound to it.

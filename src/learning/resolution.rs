@@ -97,7 +97,7 @@ pub fn fix_key(resolution: &str) -> String {
         return resolution.to_owned();
     };
     let mut key = Vec::new();
-    for field in ["commands", "edits", "command", "file"] {
+    for field in ["commands", "edits", "writes", "changed", "command", "file"] {
         if let Some(value) = fields.get(field).filter(|v| !v.is_null()) {
             key.push(format!("{field}={value}"));
         }
@@ -110,6 +110,20 @@ pub fn fix_key(resolution: &str) -> String {
         }
     }
     key.join("\u{1f}")
+}
+
+/// A fix's identity wherever it is learned: the error's key, the original
+/// error's headline and the fix's key, hashed (SHA-256, the first 16
+/// bytes in hex). Two machines that learn the same fix of the same error
+/// name it alike; a resend of it is recognised.
+pub fn fix_uid(error_key: &str, headline: &str, fix_key: &str) -> String {
+    use sha2::Digest;
+    let mut hash = sha2::Sha256::new();
+    for part in [error_key, headline, fix_key] {
+        hash.update(part.as_bytes());
+        hash.update([0x1f]);
+    }
+    hash.finalize()[..16].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

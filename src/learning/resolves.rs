@@ -1,29 +1,42 @@
 //! `kb_resolves(session_id, agent_id)`: the errors a successful tool call
-//! resolves, each with the fix it makes (SPEC §5, §5.1). PostToolUse
-//! stores its call, then learns each row this gives; by hand it shows what
-//! the session's last success taught.
+//! resolves, each with the fix it makes. PostToolUse stores its call, then
+//! learns each row this gives; by hand it shows what the session's last
+//! success taught.
 //!
 //! The window is the agent's last 50 tool steps of the session (the main
 //! thread and each subagent are separate streams: one agent's success is
-//! not another's fix), the success being the last of them: its tool, and
-//! its command line (the retry, for Bash), are the stored ones. An error is
-//! resolved by a later success that is related to it: the same tool, and
-//! for Bash the same subject (an `ls` after a failing `python3 app.py` is
-//! not its fix, `python app.py` is), for file tools the same file; an
-//! error stored by an older version has neither, and any success of its
-//! tool counts. Two kinds:
+//! not another's fix), the success being the last of them. A success
+//! resolves an error when it repeats the same operation (`success_after_
+//! error`):
 //!
-//! - `success_after_error`: this success, and the latest error of its tool
-//!   it is related to;
-//! - `cross_tool_resolution`: an error of another tool, later followed by a
-//!   related success of its own tool, with this call's tool used in
-//!   between.
+//! - for Bash, the same command subject (`git push`, `npm run build`,
+//!   `python app.py`, wrappers peeled off: see `text::command`) whose
+//!   arguments cover the failed one's (`pytest` covers `pytest a.py`;
+//!   `pytest b.py` does not); a command that only looks around (`ls`,
+//!   `cat`, `git status` …) resolves only the same look at the same
+//!   targets;
+//! - for file tools, the same file (an Edit, Write or NotebookEdit of it
+//!   for an error of any of them, a Read for a Read's);
+//! - for other tools, the same tool on the same target (pattern, URL …);
 //!
-//! The fix made in between: the tools used (at most 5), the file last
-//! touched, the commands run (not the ones that only look around, `ls`,
-//! `git status` …, nor the retry itself; at most 5) and the edits made (at
-//! most 3). An error already learned (`resolved_errors`) or without a key
-//! gives nothing.
+//! or when it is a documented substitute (`cross_tool_resolution`): the
+//! search a failed Grep or Glob wanted, done with Bash (`grep`, `rg`,
+//! `find` …); a folder listed after reading it failed with EISDIR; a
+//! program that does the job of one that was not found (`find` for
+//! `tree`).
+//!
+//! When one operation fails several times before it succeeds (a chain),
+//! each of its errors is resolved, each with the steps after it.
+//!
+//! The fix is what changed something between the error and the success:
+//! the commands that are not looks around (installs, config, state), the
+//! edits (with their hunks) and the files written, the last ones kept when
+//! there are many (the decisive step is usually the last); then what the
+//! retry changed in its own call (options added or removed, a wrapper,
+//! another program, the sandbox disabled). A success of the same command
+//! with nothing changed in between is a weak fix: stored, never advised
+//! alone. Paths are relative to the project. An error already learned
+//! (`learned_errors`) or without a key gives nothing.
 //!
 //! Read-only, and never raises: a failure reads as "nothing to learn".
 
@@ -35,38 +48,53 @@ use sqlite_loadable::prelude::*;
 
 use crate::sql_api::ffi::{Statement, Value};
 use crate::sql_api::table_function::{text, TableFunction};
+use crate::text::command::{self, Command};
 
 /// The steps of a stream that a fix is looked for in.
 const WINDOW: i64 = 50;
 const MAX_TOOLS: usize = 5;
 const MAX_COMMANDS: usize = 5;
 const MAX_EDITS: usize = 3;
+const MAX_WRITES: usize = 3;
 
-/// Commands that only look around: never part of a fix.
-const LOOKING_AROUND: &[&str] = &[
-    "ls",
-    "cat",
-    "pwd",
-    "echo",
-    "head",
-    "tail",
-    "less",
-    "grep",
-    "rg",
-    "find",
-    "which",
-    "type",
-    "file",
-    "wc",
-    "tree",
-    "stat",
-    "env",
-    "printenv",
-    "git status",
-    "git diff",
-    "git log",
-    "git show",
-    "git branch",
+/// Tools that change files: one operation on one file.
+const FILE_WRITERS: &[&str] = &["Edit", "Write", "NotebookEdit", "MultiEdit"];
+
+/// Programs that search, for a Grep or Glob that failed.
+const SHELL_SEARCHES: &[&str] = &[
+    "grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "fdfind", "ls", "git grep",
+];
+
+/// Programs that list a folder, for a Read of a folder.
+const LISTINGS: &[&str] = &["ls", "find", "tree", "fd", "fdfind", "dir", "Get-ChildItem"];
+
+/// Programs that do the job of one that is missing.
+const SUBSTITUTES: &[(&str, &[&str])] = &[
+    ("tree", &["find", "ls", "fd"]),
+    ("rg", &["grep", "git grep"]),
+    ("ag", &["grep", "rg"]),
+    ("ack", &["grep", "rg"]),
+    ("fd", &["find"]),
+    ("fdfind", &["find"]),
+    ("exa", &["ls"]),
+    ("eza", &["ls"]),
+    ("bat", &["cat"]),
+    ("wget", &["curl"]),
+    ("curl", &["wget"]),
+    ("gsed", &["sed"]),
+    ("gtimeout", &["timeout"]),
+    ("timeout", &["gtimeout"]),
+    ("htop", &["top", "ps"]),
+    ("netstat", &["ss", "lsof"]),
+    ("ss", &["netstat", "lsof"]),
+    ("redis-cli", &["nc"]),
+    ("telnet", &["nc"]),
+    ("podman", &["docker"]),
+    ("docker-compose", &["docker compose"]),
+    ("shasum", &["sha256sum"]),
+    ("sha256sum", &["shasum"]),
+    ("md5", &["md5sum"]),
+    ("md5sum", &["md5"]),
 ];
 
 /// One step of the stream, as the hooks stored it.
@@ -80,17 +108,23 @@ pub struct Step {
     pub error_raw: Option<String>,
     pub signature: Option<String>,
     pub headline: Option<String>,
-    /// What the call acted on: a Bash command's subject, a file.
+    /// What the call acted on: a Bash command's subject and line, a file,
+    /// another tool's target (a pattern, a URL).
     pub subject: Option<String>,
-    pub file: Option<String>,
-    /// Successes: a Bash command's line, an edit's before → after.
     pub line: Option<String>,
+    pub file: Option<String>,
+    pub target: Option<String>,
+    /// Bash run with `dangerouslyDisableSandbox`.
+    pub sandbox_off: bool,
+    /// Successes: an edit's before → after.
     pub edit: Option<Json>,
+    /// The project folder (stored paths are relative to it in a fix).
+    pub project: Option<String>,
 }
 
 impl Step {
     /// A step from an event's `data` (a `tool_use` or `tool_error` event).
-    pub fn from_event(event_id: i64, is_error: bool, data: &str) -> Step {
+    pub fn from_event(event_id: i64, is_error: bool, data: &str, project: Option<String>) -> Step {
         let data: Json = serde_json::from_str(data).unwrap_or(Json::Null);
         let text = |path: &[&str]| -> Option<String> {
             let mut v = &data;
@@ -103,6 +137,7 @@ impl Step {
                 other => Some(other.to_string()),
             }
         };
+        let flag = |path: &[&str]| text(path).is_some_and(|v| v == "true" || v == "1");
         Step {
             event_id,
             is_error,
@@ -112,27 +147,49 @@ impl Step {
             signature: text(&["signature"]),
             headline: text(&["headline"]),
             subject: text(&["meta", "subject"]).or_else(|| text(&["subject"])),
+            line: text(&["meta", "line"]).or_else(|| text(&["line"])),
             file: text(&["meta", "file"]).or_else(|| text(&["file"])),
-            line: text(&["meta", "line"]),
+            target: text(&["meta", "pattern"])
+                .or_else(|| text(&["meta", "target"]))
+                .or_else(|| text(&["target"])),
+            sandbox_off: flag(&["meta", "sandboxOff"]) || flag(&["sandboxOff"]),
             edit: data
                 .get("meta")
                 .and_then(|m| m.get("edit"))
                 .filter(|e| !e.is_null())
                 .cloned(),
+            project,
         }
     }
 
-    fn is_command(&self) -> bool {
-        !self.is_error
-            && self.tool.as_deref() == Some("Bash")
-            && self.line.is_some()
-            && !LOOKING_AROUND.contains(&self.subject.as_deref().unwrap_or(""))
+    fn tool(&self) -> &str {
+        self.tool.as_deref().unwrap_or("")
     }
 
-    fn is_edit(&self) -> bool {
-        !self.is_error && matches!(self.tool.as_deref(), Some("Edit" | "NotebookEdit")) && self.edit.is_some()
+    fn command(&self) -> Option<Command> {
+        if self.tool() == "Bash" {
+            command::analyse(self.line.as_deref()?)
+        } else {
+            None
+        }
+    }
+
+    /// A success that changed something (not a look around).
+    fn changes_something(&self) -> bool {
+        if self.is_error {
+            return false;
+        }
+        match self.tool() {
+            "Bash" => self
+                .command()
+                .is_some_and(|c| !c.inspection && !TRIVIAL_STEPS.contains(&c.program.as_str())),
+            t => FILE_WRITERS.contains(&t),
+        }
     }
 }
+
+/// Commands that are never a fix's step, even though they are not looks.
+const TRIVIAL_STEPS: &[&str] = &["cd", "sleep", "clear", "true", "exit", "export", "wait"];
 
 /// What a success resolves: one error, and the fix made.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,21 +200,177 @@ pub struct Resolution {
     pub signature: Option<String>,
     pub headline: Option<String>,
     pub kind: &'static str,
-    /// JSON arrays: the tools used, the commands run, the edits made.
+    /// JSON arrays: the tools used, the commands run, the edits made, the
+    /// files written, what the retry changed in its own call.
     pub tool_sequence: String,
     pub file: Option<String>,
     pub commands: String,
     pub edits: String,
+    pub writes: String,
+    pub changed: String,
+    /// Nothing changed: the same command succeeded (a flaky retry).
+    pub weak: bool,
+    /// The success, and the steps kept in the fix (event ids, JSON).
+    pub success_event_id: i64,
+    pub steps: String,
 }
 
-/// Whether success `s` is related to error `e` (SPEC §5.1).
-fn related(e: &Step, s: &Step) -> bool {
-    e.is_error
-        && !s.is_error
-        && e.tool.is_some()
-        && e.tool == s.tool
-        && (e.subject.is_none() || e.subject == s.subject)
-        && (e.file.is_none() || e.tool.as_deref() == Some("Bash") || e.file == s.file)
+/// How a success is related to an error, if it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Relation {
+    SameOperation,
+    Substitute,
+}
+
+/// Whether arguments `retry` cover `failed`: none (the whole run), or each
+/// failed one is equal to a retry's or lies under it (`tests/` covers
+/// `tests/a.py`, `a.py` covers `a.py::test_x`).
+fn covers(retry: &[String], failed: &[String]) -> bool {
+    retry.is_empty()
+        || failed.iter().all(|f| {
+            retry.iter().any(|r| {
+                f == r
+                    || f.strip_prefix(r.as_str()).is_some_and(|rest| {
+                        r.ends_with('/') || rest.starts_with('/') || rest.starts_with("::") || rest.starts_with(':')
+                    })
+            })
+        })
+}
+
+/// The program a failed command could not find (`command not found`).
+fn missing_program(e: &Step) -> Option<String> {
+    let raw = e.error_raw.as_deref()?;
+    let sig = crate::text::signature::signature(raw);
+    if sig.text.starts_with("command not found") {
+        sig.values.first().cloned()
+    } else {
+        None
+    }
+}
+
+/// How success `s` is related to error `e`, if it is.
+fn relation(e: &Step, s: &Step) -> Option<Relation> {
+    if !e.is_error || s.is_error || e.tool.is_none() {
+        return None;
+    }
+    let (et, st) = (e.tool(), s.tool());
+    let same_file = e.file.is_some() && e.file == s.file;
+    match (et, st) {
+        ("Bash", "Bash") => {
+            // an error stored by an older version has its subject, not its line
+            if e.line.is_none() {
+                return (e.subject.is_some() && e.subject == s.subject).then_some(Relation::SameOperation);
+            }
+            let (ec, sc) = (e.command()?, s.command()?);
+            if e.subject.is_some() && e.subject == s.subject {
+                let related = if ec.inspection {
+                    sc.arguments == ec.arguments
+                } else {
+                    covers(&sc.arguments, &ec.arguments)
+                };
+                if related {
+                    return Some(Relation::SameOperation);
+                }
+                return None;
+            }
+            let missing = missing_program(e)?;
+            let program = command::program_name(&missing);
+            let substitutes = SUBSTITUTES
+                .iter()
+                .find(|(p, _)| *p == program)
+                .map_or(&[][..], |(_, s)| *s);
+            (ec.program == program && substitutes.iter().any(|sub| sc.subject == *sub || sc.program == *sub))
+                .then_some(Relation::Substitute)
+        }
+        ("Read", "Read") => same_file.then_some(Relation::SameOperation),
+        (e, s) if FILE_WRITERS.contains(&e) && FILE_WRITERS.contains(&s) => {
+            same_file.then_some(Relation::SameOperation)
+        }
+        ("Grep" | "Glob", "Bash") => {
+            let sc = s.command()?;
+            SHELL_SEARCHES
+                .iter()
+                .any(|p| sc.program == *p || sc.subject == *p)
+                .then_some(Relation::Substitute)
+        }
+        ("Read", "Bash" | "Glob" | "LS") => {
+            let raw = e.error_raw.as_deref().unwrap_or("");
+            let folder = e.file.as_deref()?;
+            if !raw.contains("EISDIR") {
+                return None;
+            }
+            let folder = folder.trim_end_matches('/');
+            let names_folder = |word: &str| {
+                let word = word.trim_end_matches('/');
+                !word.is_empty() && (folder == word || folder.ends_with(&format!("/{word}")))
+            };
+            let listed = match s.tool() {
+                "Bash" => s.command().is_some_and(|c| {
+                    LISTINGS.contains(&c.program.as_str()) && c.arguments.iter().any(|a| names_folder(a))
+                }),
+                _ => s.target.as_deref().is_some_and(names_folder) || s.file.as_deref().is_some_and(names_folder),
+            };
+            listed.then_some(Relation::Substitute)
+        }
+        (a, b) if a == b => {
+            let same_target = e.target.is_some() && e.target == s.target;
+            (same_file || same_target).then_some(Relation::SameOperation)
+        }
+        _ => None,
+    }
+}
+
+/// `path` relative to `project` when it lies in it.
+fn relative<'a>(path: &'a str, project: Option<&str>) -> &'a str {
+    match project.filter(|p| !p.is_empty() && *p != "/") {
+        Some(project) => path
+            .strip_prefix(project)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .filter(|rest| !rest.is_empty())
+            .unwrap_or(path),
+        None => path,
+    }
+}
+
+/// Every mention of the project folder in `text` made relative to it.
+fn relative_in(text: &str, project: Option<&str>) -> String {
+    match project.filter(|p| p.len() > 1) {
+        Some(project) => text.replace(&format!("{project}/"), "").replace(project, "."),
+        None => text.to_owned(),
+    }
+}
+
+/// What the retry changed in its own call, compared with the failed one.
+fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
+    let mut changed = Vec::new();
+    if let (Some(ec), Some(sc)) = (e.command(), s.command()) {
+        if command::program_name(&ec.invoked) == ec.program
+            && ec.invoked.rsplit('/').next() != sc.invoked.rsplit('/').next()
+        {
+            changed.push(format!("{} instead of {}", sc.invoked, ec.invoked));
+        }
+        for p in sc.prefix.iter().filter(|p| !ec.prefix.contains(p)) {
+            changed.push(p.clone());
+        }
+        for o in sc.options.iter().filter(|o| !ec.options.contains(o)) {
+            changed.push(o.clone());
+        }
+        for o in ec.options.iter().filter(|o| !sc.options.contains(o)) {
+            changed.push(format!("without {o}"));
+        }
+    } else if e.target != s.target && s.target.is_some() && e.tool() == s.tool() {
+        changed.push(s.target.clone().unwrap_or_default());
+    }
+    if s.sandbox_off && !e.sandbox_off {
+        changed.push("dangerouslyDisableSandbox".to_owned());
+    }
+    changed
+}
+
+/// The last `n` of `steps`: a fix's decisive steps come last.
+fn last(steps: Vec<&Step>, n: usize) -> Vec<&Step> {
+    let skip = steps.len().saturating_sub(n);
+    steps.into_iter().skip(skip).collect()
 }
 
 /// What the last step of `stream` (oldest first), a success, resolves
@@ -166,76 +379,112 @@ pub fn resolutions(stream: &[Step], unlearned: impl Fn(&Step) -> bool) -> Vec<Re
     let Some(current) = stream.len().checked_sub(1) else {
         return Vec::new();
     };
-    let tool = stream[current].tool.as_deref();
-    // (error, where its fix ends, whether the success is this call)
-    let mut resolved: Vec<(usize, usize, bool)> = Vec::new();
-    if let Some(e) = (0..current).rev().find(|&e| related(&stream[e], &stream[current])) {
-        resolved.push((e, current, true));
+    let success = &stream[current];
+    if success.is_error {
+        return Vec::new();
     }
-    for (e, error) in stream.iter().enumerate() {
-        if !error.is_error || (tool.is_some() && error.tool.as_deref() == tool) {
+    let project = success.project.as_deref();
+    let mut found = Vec::new();
+    for (at, error) in stream[..current].iter().enumerate() {
+        if !error.is_error || error.error.as_deref().is_none_or(str::is_empty) {
             continue;
         }
-        let Some(s) = (e + 1..stream.len()).find(|&s| related(error, &stream[s])) else {
+        let Some(relation) = relation(error, success) else {
             continue;
         };
-        if (e + 1..s).any(|m| tool.is_some() && stream[m].tool.as_deref() == tool) {
-            resolved.push((e, s, false));
+        if !unlearned(error) {
+            continue;
         }
+        // the steps of the fix: the successes after the error that changed
+        // something, the last ones when there are many
+        let between = &stream[at + 1..current];
+        let changing: Vec<&Step> = between.iter().filter(|s| s.changes_something()).collect();
+        let commands: Vec<&Step> = changing.iter().copied().filter(|s| s.tool() == "Bash").collect();
+        let edits: Vec<&Step> = changing
+            .iter()
+            .copied()
+            .filter(|s| s.tool() != "Bash" && s.edit.is_some())
+            .collect();
+        let writes: Vec<&Step> = changing
+            .iter()
+            .copied()
+            .filter(|s| s.tool() != "Bash" && s.edit.is_none() && s.file.is_some())
+            .collect();
+        let (commands, edits, writes) = (
+            last(commands, MAX_COMMANDS),
+            last(edits, MAX_EDITS),
+            last(writes, MAX_WRITES),
+        );
+        let changed = if relation == Relation::SameOperation {
+            retry_changes(error, success)
+        } else {
+            Vec::new()
+        };
+        let weak = relation == Relation::SameOperation && changing.is_empty() && changed.is_empty();
+        let tools: Vec<&str> = between
+            .iter()
+            .chain(std::iter::once(success))
+            .take(MAX_TOOLS)
+            .map(Step::tool)
+            .collect();
+        let file = between
+            .iter()
+            .chain(std::iter::once(success))
+            .rev()
+            .find_map(|s| s.file.as_deref())
+            .map(|f| relative(f, project).to_owned());
+        let command_lines: Vec<String> = commands
+            .iter()
+            .filter_map(|s| s.line.as_deref())
+            .map(|l| relative_in(l, project))
+            .collect();
+        let edit_list: Vec<Json> = edits
+            .iter()
+            .map(|s| {
+                let side = |key: &str| s.edit.as_ref().and_then(|e| e.get(key)).cloned().unwrap_or(Json::Null);
+                json!({"file": s.file.as_deref().map(|f| relative(f, project)), "before": side("before"), "after": side("after")})
+            })
+            .collect();
+        let write_list: Vec<&str> = writes
+            .iter()
+            .filter_map(|s| s.file.as_deref())
+            .map(|f| relative(f, project))
+            .collect();
+        let steps: Vec<i64> = commands
+            .iter()
+            .chain(&edits)
+            .chain(&writes)
+            .map(|s| s.event_id)
+            .collect();
+        found.push(Resolution {
+            event_id: error.event_id,
+            error: error.error.clone(),
+            error_raw: error.error_raw.clone(),
+            signature: error.signature.clone(),
+            headline: error.headline.as_deref().map(|h| relative_in(h, project)),
+            kind: match relation {
+                Relation::SameOperation => "success_after_error",
+                Relation::Substitute => "cross_tool_resolution",
+            },
+            tool_sequence: json!(tools).to_string(),
+            file,
+            commands: json!(command_lines).to_string(),
+            edits: Json::Array(edit_list).to_string(),
+            writes: json!(write_list).to_string(),
+            changed: json!(changed).to_string(),
+            weak,
+            success_event_id: success.event_id,
+            steps: json!(steps).to_string(),
+        });
     }
-    // The retry's own line is not a command of its fix.
-    let retry = &stream[current].line;
-    resolved
-        .into_iter()
-        .filter(|&(e, _, _)| stream[e].error.as_deref().is_some_and(|k| !k.is_empty()) && unlearned(&stream[e]))
-        .map(|(e, until, same)| {
-            let error = &stream[e];
-            // the steps of the fix: those after the error, up to the
-            // success (included when it is this call)
-            let end = if same { until + 1 } else { until };
-            let between = &stream[e + 1..end];
-            let tools: Vec<Option<&str>> = between.iter().take(MAX_TOOLS).map(|s| s.tool.as_deref()).collect();
-            let file = between.iter().rev().find_map(|s| s.file.clone());
-            let commands: Vec<&str> = stream[e + 1..until]
-                .iter()
-                .filter(|s| s.is_command() && (!same || s.line != *retry))
-                .take(MAX_COMMANDS)
-                .filter_map(|s| s.line.as_deref())
-                .collect();
-            let edits: Vec<Json> = between
-                .iter()
-                .filter(|s| s.is_edit())
-                .take(MAX_EDITS)
-                .map(|s| {
-                    let side = |key: &str| s.edit.as_ref().and_then(|e| e.get(key)).cloned().unwrap_or(Json::Null);
-                    json!({"file": s.file, "before": side("before"), "after": side("after")})
-                })
-                .collect();
-            Resolution {
-                event_id: error.event_id,
-                error: error.error.clone(),
-                error_raw: error.error_raw.clone(),
-                signature: error.signature.clone(),
-                headline: error.headline.clone(),
-                kind: if same {
-                    "success_after_error"
-                } else {
-                    "cross_tool_resolution"
-                },
-                tool_sequence: json!(tools).to_string(),
-                file,
-                commands: json!(commands).to_string(),
-                edits: Json::Array(edits).to_string(),
-            }
-        })
-        .collect()
+    found
 }
 
 /// The agent's window of the session, oldest first.
 fn read_window(db: *mut sqlite3, session_id: &str, agent_id: Option<&str>) -> std::result::Result<Vec<Step>, String> {
     let mut events = Statement::prepare(
         db,
-        "SELECT id, type = 'tool_error', data FROM main.events \
+        "SELECT id, type = 'tool_error', data, project_path FROM main.events \
          WHERE session_id = ?1 AND type IN ('tool_use', 'tool_error') \
            AND coalesce(data ->> '$.agentId', '') = ?2 \
          ORDER BY ts DESC, id DESC LIMIT ?3",
@@ -249,20 +498,26 @@ fn read_window(db: *mut sqlite3, session_id: &str, agent_id: Option<&str>) -> st
             continue;
         };
         let data = events.column(2);
-        stream.push(Step::from_event(id, is_error != 0, data.as_text().unwrap_or("{}")));
+        let project = events.column(3).as_text().map(str::to_owned);
+        stream.push(Step::from_event(
+            id,
+            is_error != 0,
+            data.as_text().unwrap_or("{}"),
+            project,
+        ));
     }
     stream.reverse();
     Ok(stream)
 }
 
 /// Whether error event `event_id` is learned already (in
-/// `resolved_errors`), with `lookup` prepared on first use; a failed lookup
+/// `learned_errors`), with `lookup` prepared on first use; a failed lookup
 /// counts as learned, so that nothing is learned twice.
 fn is_learned(db: *mut sqlite3, lookup: &RefCell<Option<Statement>>, event_id: i64) -> bool {
     let mut slot = lookup.borrow_mut();
     let stmt = match slot.as_mut() {
         Some(stmt) => stmt,
-        None => match Statement::prepare(db, "SELECT 1 FROM main.resolved_errors WHERE event_id = ?1") {
+        None => match Statement::prepare(db, "SELECT 1 FROM main.learned_errors WHERE event_id = ?1") {
             Ok(stmt) => slot.insert(stmt),
             Err(_) => return true,
         },
@@ -287,8 +542,9 @@ pub struct KbResolves;
 impl TableFunction for KbResolves {
     const NAME: &'static str = "kb_resolves";
     const SCHEMA: &'static str = "CREATE TABLE x(event_id, error, error_raw, signature, headline, kind, \
-         tool_sequence, file, commands, edits, session_id HIDDEN, agent_id HIDDEN)";
-    const COLUMNS: c_int = 10;
+         tool_sequence, file, commands, edits, writes, changed, weak, success_event_id, steps, \
+         session_id HIDDEN, agent_id HIDDEN)";
+    const COLUMNS: c_int = 15;
     /// The session's id, and the agent's (left out: the main thread).
     const ARGUMENTS: c_int = 2;
     const REQUIRED: c_int = 1;
@@ -314,6 +570,11 @@ impl TableFunction for KbResolves {
                     text(r.file.as_deref()),
                     Value::Text(r.commands),
                     Value::Text(r.edits),
+                    Value::Text(r.writes),
+                    Value::Text(r.changed),
+                    Value::Integer(r.weak.into()),
+                    Value::Integer(r.success_event_id),
+                    Value::Text(r.steps),
                 ]
             })
             .collect())
@@ -324,88 +585,205 @@ impl TableFunction for KbResolves {
 mod tests {
     use super::*;
 
-    fn error(id: i64, tool: &str, subject: Option<&str>, file: Option<&str>) -> Step {
-        Step {
+    fn error(id: i64, tool: &str, line_or_file: &str, raw: &str) -> Step {
+        let mut s = Step {
             event_id: id,
             is_error: true,
             tool: Some(tool.into()),
             error: Some(format!("error {id}")),
-            subject: subject.map(Into::into),
-            file: file.map(Into::into),
+            error_raw: Some(raw.into()),
+            project: Some("/w".into()),
+            ..Step::default()
+        };
+        if tool == "Bash" {
+            s.subject = command::command_subject(line_or_file);
+            s.line = Some(line_or_file.into());
+        } else {
+            s.file = Some(line_or_file.into());
+        }
+        s
+    }
+
+    fn bash(id: i64, line: &str) -> Step {
+        Step {
+            event_id: id,
+            tool: Some("Bash".into()),
+            subject: command::command_subject(line),
+            line: Some(line.into()),
+            project: Some("/w".into()),
             ..Step::default()
         }
     }
 
-    fn bash(id: i64, line: &str) -> Step {
-        let subject = line.split(' ').next().map(Into::into);
+    fn tool(id: i64, tool: &str, file: &str) -> Step {
         Step {
             event_id: id,
-            tool: Some("Bash".into()),
-            subject,
-            line: Some(line.into()),
+            tool: Some(tool.into()),
+            file: Some(file.into()),
+            project: Some("/w".into()),
             ..Step::default()
         }
     }
 
     fn edit(id: i64, file: &str, before: &str, after: &str) -> Step {
         Step {
-            event_id: id,
-            tool: Some("Edit".into()),
-            file: Some(file.into()),
             edit: Some(json!({"before": before, "after": after})),
-            ..Step::default()
+            ..tool(id, "Edit", file)
         }
     }
 
     #[test]
-    fn a_retry_resolves_its_error_with_what_ran_in_between() {
+    fn a_retry_resolves_its_error_with_what_changed_in_between() {
         let stream = [
-            error(1, "Bash", Some("python3"), None),
+            error(
+                1,
+                "Bash",
+                "python3 app.py",
+                "ModuleNotFoundError: No module named 'yaml'",
+            ),
             bash(2, "ls"),
-            bash(3, "pip install yaml"),
-            edit(4, "/w/app.py", "import yml", "import yaml"),
-            bash(5, "python3 app.py"),
+            tool(3, "Read", "/w/app.py"),
+            bash(4, "pip install pyyaml"),
+            edit(5, "/w/app.py", "import yml", "import yaml"),
+            bash(6, "cd /w && python3 app.py"),
         ];
         let found = resolutions(&stream, |_| true);
         assert_eq!(found.len(), 1);
         let r = &found[0];
-        assert_eq!((r.event_id, r.kind), (1, "success_after_error"));
-        assert_eq!(r.tool_sequence, r#"["Bash","Bash","Edit","Bash"]"#);
-        assert_eq!(r.commands, r#"["pip install yaml"]"#);
+        assert_eq!((r.event_id, r.kind, r.success_event_id), (1, "success_after_error", 6));
+        assert_eq!(r.commands, r#"["pip install pyyaml"]"#);
         assert_eq!(
             r.edits,
-            r#"[{"file":"/w/app.py","before":"import yml","after":"import yaml"}]"#
+            r#"[{"file":"app.py","before":"import yml","after":"import yaml"}]"#
         );
-        assert_eq!(r.file.as_deref(), Some("/w/app.py"));
+        assert_eq!(r.file.as_deref(), Some("app.py"));
+        assert_eq!(r.steps, "[4,5]");
+        assert!(!r.weak);
     }
 
     #[test]
-    fn an_unrelated_success_resolves_nothing() {
-        let stream = [error(1, "Bash", Some("python3"), None), bash(2, "ls")];
+    fn unrelated_successes_resolve_nothing() {
+        let stream = [error(1, "Bash", "python3 app.py", "x"), bash(2, "ls")];
         assert!(resolutions(&stream, |_| true).is_empty());
-        // nor a success of a learned error, nor of one without a key
-        let stream = [error(1, "Bash", Some("ls"), None), bash(2, "ls")];
+        // every ls is not a retry of every other ls
+        let stream = [
+            error(1, "Bash", "ls .claude/commands/", "ls: No such file"),
+            bash(2, "ls -la .claude/settings.json"),
+        ];
+        assert!(resolutions(&stream, |_| true).is_empty());
+        // another test file is not a retry
+        let stream = [
+            error(1, "Bash", "pytest tests/a.py", "failed"),
+            bash(2, "pytest tests/b.py"),
+        ];
+        assert!(resolutions(&stream, |_| true).is_empty());
+        // nor a learned error, nor one without a key
+        let stream = [error(1, "Bash", "make", "x"), bash(2, "make")];
         assert!(resolutions(&stream, |_| false).is_empty());
-        let mut keyless = error(1, "Bash", Some("ls"), None);
+        let mut keyless = error(1, "Bash", "make", "x");
         keyless.error = Some(String::new());
-        assert!(resolutions(&[keyless, bash(2, "ls")], |_| true).is_empty());
+        assert!(resolutions(&[keyless, bash(2, "make")], |_| true).is_empty());
     }
 
     #[test]
-    fn another_tools_error_is_resolved_across_tools() {
-        // Edit of a file fails, Bash runs, the Edit of that file succeeds,
-        // and now Bash succeeds: the Edit error was resolved with Bash in between.
+    fn the_same_command_with_nothing_changed_is_weak() {
         let stream = [
-            error(1, "Edit", None, Some("/w/a.js")),
-            bash(2, "npm install"),
-            edit(3, "/w/a.js", "a", "b"),
-            bash(4, "npm test"),
+            error(1, "Bash", "npm test", "flaky"),
+            bash(2, "git status"),
+            bash(3, "npm test"),
         ];
         let found = resolutions(&stream, |_| true);
         assert_eq!(found.len(), 1);
-        assert_eq!((found[0].event_id, found[0].kind), (1, "cross_tool_resolution"));
-        assert_eq!(found[0].tool_sequence, r#"["Bash"]"#);
-        assert_eq!(found[0].commands, r#"["npm install"]"#);
-        assert_eq!(found[0].edits, "[]");
+        assert!(found[0].weak);
+        // a flag added is the fix
+        let stream = [
+            error(1, "Bash", "npm install", "ERESOLVE"),
+            bash(2, "npm install --legacy-peer-deps"),
+        ];
+        let found = resolutions(&stream, |_| true);
+        assert!(!found[0].weak);
+        assert_eq!(found[0].changed, r#"["--legacy-peer-deps"]"#);
+        // so is the sandbox disabled
+        let mut retry = bash(2, "go test ./...");
+        retry.sandbox_off = true;
+        let found = resolutions(
+            &[error(1, "Bash", "go test ./...", "operation not permitted"), retry],
+            |_| true,
+        );
+        assert_eq!(found[0].changed, r#"["dangerouslyDisableSandbox"]"#);
+        // and python3 for python
+        let found = resolutions(
+            &[
+                error(1, "Bash", "python app.py", "python: command not found"),
+                bash(2, "python3 app.py"),
+            ],
+            |_| true,
+        );
+        assert_eq!(found[0].changed, r#"["python3 instead of python"]"#);
+    }
+
+    #[test]
+    fn a_chain_resolves_each_error_with_the_steps_after_it() {
+        let stream = [
+            error(1, "Bash", "mise run lint:full", "a.ts: unused x"),
+            edit(2, "/w/a.ts", "let x", ""),
+            error(3, "Bash", "mise run lint:full", "b.ts: missing ;"),
+            edit(4, "/w/b.ts", "a", "a;"),
+            bash(5, "mise run lint:full"),
+        ];
+        let found = resolutions(&stream, |_| true);
+        assert_eq!(found.iter().map(|r| r.event_id).collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(found[0].steps, "[2,4]");
+        assert_eq!(found[1].steps, "[4]");
+    }
+
+    #[test]
+    fn the_decisive_steps_are_kept_when_a_fix_is_cut() {
+        let mut stream = vec![error(1, "Bash", "git status", "fatal: unable to read 3f9a8b2")];
+        for i in 2..9 {
+            stream.push(bash(i, &format!("git fsck --name-objects {i}")));
+        }
+        stream.push(bash(9, "git read-tree HEAD"));
+        stream.push(bash(10, "git status"));
+        let found = resolutions(&stream, |_| true);
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].commands.contains("git read-tree HEAD"),
+            "{}",
+            found[0].commands
+        );
+    }
+
+    #[test]
+    fn documented_substitutes_resolve_across_tools() {
+        let mut grep = error(1, "Grep", "", "spawn /x/rg ENOENT");
+        grep.file = None;
+        let found = resolutions(&[grep, bash(2, "grep -rn foo src")], |_| true);
+        assert_eq!(found[0].kind, "cross_tool_resolution");
+        let found = resolutions(
+            &[
+                error(1, "Read", "/w/src", "EISDIR: illegal operation on a directory, read"),
+                bash(2, "ls src/"),
+            ],
+            |_| true,
+        );
+        assert_eq!(found.len(), 1);
+        let found = resolutions(
+            &[
+                error(1, "Bash", "tree -L 2", "Exit code 127\nbash: tree: command not found"),
+                bash(2, "find . -maxdepth 2"),
+            ],
+            |_| true,
+        );
+        assert_eq!(found.len(), 1);
+        // but a listing of another folder is not
+        let found = resolutions(
+            &[
+                error(1, "Read", "/w/src", "EISDIR: illegal operation"),
+                bash(2, "ls docs/"),
+            ],
+            |_| true,
+        );
+        assert!(found.is_empty());
     }
 }

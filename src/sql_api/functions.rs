@@ -10,7 +10,7 @@ use sqlite_loadable::{api, Error, FunctionFlags, Result};
 
 use crate::embedding::{embed, model_files};
 use crate::learning::resolution;
-use crate::text::{catalog, command, normalize, paths_in_text, redact, signature, similarity};
+use crate::text::{catalog, command, failure_kind, normalize, paths_in_text, redact, signature, similarity};
 use crate::{search, version};
 
 pub type ScalarFn = fn(*mut sqlite3_context, &[*mut sqlite3_value]) -> Result<()>;
@@ -133,6 +133,24 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         name: "redact_secrets",
         n_args: 1,
         func: redact_secrets,
+        flags: PURE,
+    },
+    ScalarFunction {
+        name: "redact_private",
+        n_args: 1,
+        func: redact_private,
+        flags: PURE,
+    },
+    ScalarFunction {
+        name: "failure_kind",
+        n_args: 1,
+        func: failure_kind,
+        flags: PURE,
+    },
+    ScalarFunction {
+        name: "fix_uid",
+        n_args: 3,
+        func: fix_uid,
         flags: PURE,
     },
     ScalarFunction {
@@ -351,6 +369,23 @@ fn kb_file_names(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Resu
 
 fn redact_secrets(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
     text_to_text(ctx, args, |text| redact::redact_secrets(text).into_owned())
+}
+
+fn redact_private(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    text_to_text(ctx, args, |text| redact::redact_private(text).into_owned())
+}
+
+fn failure_kind(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    text_to_text(ctx, args, |text| failure_kind::failure_kind(text).name())
+}
+
+/// NULL when any part is NULL.
+fn fix_uid(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    match (text_arg(args, 0), text_arg(args, 1), text_arg(args, 2)) {
+        (Some(key), Some(headline), Some(fix)) => api::result_text(ctx, resolution::fix_uid(&key, &headline, &fix))?,
+        _ => api::result_null(ctx),
+    }
+    Ok(())
 }
 
 fn redact_path(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {

@@ -1,182 +1,1313 @@
-//! `command_subject(command)`: what a shell command runs, to tell whether a
-//! later command is the same one run again (SPEC §5.1).
+//! What a shell command line does, to tell a retry of a failed command
+//! from an unrelated one, and a change from a look around.
 //!
-//! After `python3 app.py` fails, a successful `ls` or `git status` is not
-//! its fix; `python app.py` (or `cd api && python3 app.py --port 1`) is its
-//! retry. The subject is the program, plus what decides what it does: the
-//! script of an interpreter, the module of `-m`, the subcommand of a tool
-//! with subcommands (`git checkout`, `npm run build`, `cargo test`), the
-//! target of make. Versions of an interpreter are one program
-//! (`python3.11` → `python`); prefixes that do not change what runs (`cd
-//! dir &&`, `VAR=x`, `sudo`, `time`) and what a pipe does with the output
-//! are left out.
+//! `command_subject(line)` is the operation a line runs, at the grain that
+//! identifies it: a program and what decides what it does (`git push`,
+//! `cargo test`), the task or script of a runner (`npm run build`, `mise
+//! run lint:full`, `make deploy`, `just test`, `python app.py`). After
+//! `python3 app.py` fails, a successful `ls` is not its fix and `cd api &&
+//! python app.py --port 1` is its retry. What does not change the operation
+//! is peeled off: `cd DIR &&`, `VAR=x`, `sudo`, `env`, `time`, `timeout N`,
+//! `nice`, `npx`/`uv run`/`bundle exec` before a tool, `-C DIR` and its
+//! kind, `|| true`, what a pipe does with the output (`2>&1 | head`),
+//! redirections, a trailing `\`.
+//!
+//! `analyse(line)` also gives the operation's positional arguments and
+//! options (to compare a retry with the failure: a flag added, the same
+//! targets), whether it only looks around (`ls`, `cat`, `git status` …),
+//! and what it installs.
+//!
+//! The line is read with a small shell lexer (quotes, escapes, operators,
+//! here-documents, comments); nothing is expanded. Which word of which
+//! program is a subcommand, and which options take a value, comes from the
+//! tables below: what agents run most.
+
+/// A command line, analysed: its main command.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Command {
+    /// The program, versions folded (`python3.11` → `python`).
+    pub program: String,
+    /// The operation: the program and what decides what it does.
+    pub subject: String,
+    /// Positional words after those of the subject (files, targets, test
+    /// filters), in order.
+    pub arguments: Vec<String>,
+    /// Options, as written (`--force`, `-u`, `--target=x`).
+    pub options: Vec<String>,
+    /// Whether it only reads (lists, prints, searches, shows state).
+    pub inspection: bool,
+    /// The packages or programs it installs, when it is an install.
+    pub installs: Vec<String>,
+    /// The program word as written (`python3`, `./node_modules/.bin/jest`).
+    pub invoked: String,
+    /// What came before it: assignments (`CI=1`) and wrappers (`sudo`).
+    pub prefix: Vec<String>,
+}
+
+/// The operation of a command line, or `None` when it runs nothing.
+pub fn command_subject(line: &str) -> Option<String> {
+    analyse(line).map(|c| c.subject)
+}
+
+/// The main command of a line: of a `&&` / `;` chain the last one that is
+/// not setup or chatter (`cd`, `export`, `echo` …), of `a || b` the left
+/// side, of a pipeline the first command that is not a feeder (`cat x |`,
+/// `echo y |`).
+pub fn analyse(line: &str) -> Option<Command> {
+    let commands = simple_commands(line);
+    let mut chosen: Option<Command> = None;
+    for words in &commands {
+        let Some(command) = read_command(words) else { continue };
+        let trivial = TRIVIAL.contains(&command.program.as_str());
+        if chosen.is_none() || !trivial {
+            chosen = Some(command);
+        }
+    }
+    chosen
+}
+
+// ---- the lexer ---------------------------------------------------------------
+
+/// How a simple command ended: what joins it to the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Joint {
+    /// `&&`, `;`, `&`, a newline: the next one runs (too).
+    Then,
+    /// `||`: the next one is a fallback.
+    Or,
+    /// `|`: the next one reads this one's output.
+    Pipe,
+}
+
+/// The simple commands of a line that matter, as words: the commands of a
+/// `&&`/`;` chain, each pipeline reduced to its first non-feeder command,
+/// and of `a || b` only `a`.
+fn simple_commands(line: &str) -> Vec<Vec<String>> {
+    let lexed = lex(line);
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut pipeline: Vec<Vec<String>> = Vec::new();
+    let mut skipping_fallback = false;
+    for (words, joint) in lexed {
+        if !skipping_fallback {
+            pipeline.push(words);
+        }
+        match joint {
+            Joint::Pipe => continue,
+            Joint::Or => {
+                if !skipping_fallback {
+                    out.extend(main_of_pipeline(std::mem::take(&mut pipeline)));
+                }
+                skipping_fallback = true;
+            }
+            Joint::Then => {
+                if !skipping_fallback {
+                    out.extend(main_of_pipeline(std::mem::take(&mut pipeline)));
+                }
+                pipeline.clear();
+                skipping_fallback = false;
+            }
+        }
+    }
+    if !skipping_fallback {
+        out.extend(main_of_pipeline(pipeline));
+    }
+    out
+}
+
+/// The command of a pipeline that does the work: the first one, unless it
+/// only feeds the next (`cat x | python y.py`, `echo n | npx z`).
+fn main_of_pipeline(pipeline: Vec<Vec<String>>) -> Option<Vec<String>> {
+    let feeds = |words: &Vec<String>| {
+        words
+            .iter()
+            .find(|w| !is_assignment(w))
+            .is_some_and(|w| FEEDERS.contains(&program_name(w).as_str()))
+    };
+    let n = pipeline.len();
+    let mut iter = pipeline.into_iter().filter(|w| !w.is_empty()).peekable();
+    let mut first = iter.next()?;
+    if n > 1 && feeds(&first) {
+        if let Some(next) = iter.next() {
+            first = next;
+        }
+    }
+    Some(first)
+}
+
+/// The words of each simple command and what follows it. Quotes are
+/// removed, `\` escapes, comments and here-document bodies skipped,
+/// redirections (with their targets) dropped.
+// (the macros reset state that the last use leaves unread)
+#[allow(unused_assignments)]
+fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut commands = Vec::new();
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    // here-documents whose bodies start at the next newline: (delimiter, strip tabs)
+    let mut heredocs: Vec<(String, bool)> = Vec::new();
+    // the next word is a redirection's target (dropped)
+    let mut redirect_target = false;
+    let mut i = 0;
+    let n = chars.len();
+
+    macro_rules! end_word {
+        () => {
+            if in_word {
+                let w = std::mem::take(&mut word);
+                if redirect_target {
+                    redirect_target = false;
+                } else {
+                    words.push(w);
+                }
+                in_word = false;
+            }
+        };
+    }
+    macro_rules! end_command {
+        ($joint:expr) => {
+            end_word!();
+            commands.push((std::mem::take(&mut words), $joint));
+        };
+    }
+
+    while i < n {
+        let c = chars[i];
+        match c {
+            '\\' => {
+                if i + 1 < n && chars[i + 1] == '\n' {
+                    i += 2; // a line continued
+                    continue;
+                }
+                if i + 1 < n {
+                    word.push(chars[i + 1]);
+                    in_word = true;
+                    i += 2;
+                    continue;
+                }
+                i += 1;
+            }
+            '\'' => {
+                in_word = true;
+                i += 1;
+                while i < n && chars[i] != '\'' {
+                    word.push(chars[i]);
+                    i += 1;
+                }
+                i += 1;
+            }
+            '"' => {
+                in_word = true;
+                i += 1;
+                while i < n && chars[i] != '"' {
+                    if chars[i] == '\\' && i + 1 < n && matches!(chars[i + 1], '"' | '\\' | '$' | '`') {
+                        i += 1;
+                    }
+                    word.push(chars[i]);
+                    i += 1;
+                }
+                i += 1;
+            }
+            '#' if !in_word => {
+                while i < n && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            '\n' => {
+                end_command!(Joint::Then);
+                i += 1;
+                // here-document bodies, in order
+                for (delimiter, strip) in std::mem::take(&mut heredocs) {
+                    while i < n {
+                        let end = chars[i..].iter().position(|&c| c == '\n').map_or(n, |p| i + p);
+                        let body_line: String = chars[i..end].iter().collect();
+                        i = (end + 1).min(n);
+                        let body_line = if strip {
+                            body_line.trim_start_matches('\t')
+                        } else {
+                            &body_line
+                        };
+                        if body_line == delimiter {
+                            break;
+                        }
+                    }
+                }
+            }
+            ';' => {
+                end_command!(Joint::Then);
+                i += 1;
+            }
+            '&' if i + 1 < n && chars[i + 1] == '&' => {
+                end_command!(Joint::Then);
+                i += 2;
+            }
+            '&' if i + 1 < n && chars[i + 1] == '>' => {
+                // &> file, &>> file
+                end_word!();
+                i += 2;
+                if i < n && chars[i] == '>' {
+                    i += 1;
+                }
+                redirect_target = true;
+            }
+            '&' => {
+                end_command!(Joint::Then);
+                i += 1;
+            }
+            '|' if i + 1 < n && chars[i + 1] == '|' => {
+                end_command!(Joint::Or);
+                i += 2;
+            }
+            '|' => {
+                end_command!(Joint::Pipe);
+                i += 1;
+                if i < n && chars[i] == '&' {
+                    i += 1;
+                }
+            }
+            '(' | ')' | '{' | '}' if !in_word => {
+                // subshells and groups: their commands are commands
+                end_word!();
+                i += 1;
+            }
+            '<' | '>' => {
+                // a redirection: `2>&1`, `>file`, `< in`, `<<EOF`
+                let fd_prefix = in_word && word.chars().all(|c| c.is_ascii_digit());
+                if fd_prefix {
+                    word.clear();
+                    in_word = false;
+                } else {
+                    end_word!();
+                }
+                if c == '<' && i + 1 < n && chars[i + 1] == '<' {
+                    i += 2;
+                    if i < n && chars[i] == '<' {
+                        i += 1; // here-string: the word is the input
+                        redirect_target = true;
+                        continue;
+                    }
+                    let strip = i < n && chars[i] == '-';
+                    if strip {
+                        i += 1;
+                    }
+                    while i < n && chars[i] == ' ' {
+                        i += 1;
+                    }
+                    let mut delimiter = String::new();
+                    while i < n && !chars[i].is_whitespace() && !matches!(chars[i], ';' | '&' | '|' | ')') {
+                        if !matches!(chars[i], '\'' | '"' | '\\') {
+                            delimiter.push(chars[i]);
+                        }
+                        i += 1;
+                    }
+                    if !delimiter.is_empty() {
+                        heredocs.push((delimiter, strip));
+                    }
+                    continue;
+                }
+                i += 1;
+                while i < n && matches!(chars[i], '>' | '|') {
+                    i += 1;
+                }
+                if i < n && chars[i] == '&' {
+                    // >&2, 2>&1: a descriptor, not a file
+                    i += 1;
+                    while i < n && (chars[i].is_ascii_digit() || chars[i] == '-') {
+                        i += 1;
+                    }
+                    continue;
+                }
+                redirect_target = true;
+            }
+            '$' if i + 1 < n && chars[i + 1] == '(' => {
+                // a command substitution, kept as one word
+                in_word = true;
+                let mut depth = 0;
+                while i < n {
+                    match chars[i] {
+                        '(' => depth += 1,
+                        ')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                word.push(')');
+                                i += 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    word.push(chars[i]);
+                    i += 1;
+                }
+            }
+            c if c.is_whitespace() => {
+                end_word!();
+                i += 1;
+            }
+            c => {
+                word.push(c);
+                in_word = true;
+                i += 1;
+            }
+        }
+    }
+    end_command!(Joint::Then);
+    commands
+}
+
+// ---- one simple command ------------------------------------------------------
+
+/// Commands that set up or chat rather than do the work: in a chain, the
+/// main command is the last one that is not one of these.
+const TRIVIAL: &[&str] = &[
+    "cd", "pushd", "popd", "export", "source", ".", "set", "unset", "echo", "printf", "true", "false", ":", "exit",
+    "sleep", "clear", "wait", "alias", "local", "declare", "shopt", "trap", "read", "eval", "ulimit", "umask",
+];
+
+/// Commands that only feed a pipe: `cat x | python y.py`.
+const FEEDERS: &[&str] = &["cat", "echo", "printf", "yes", "seq"];
+
+/// Prefixes that run the rest as it is, with their options that take a value.
+const WRAPPERS: &[(&str, &[&str])] = &[
+    ("sudo", &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"]),
+    ("doas", &["-u", "-C"]),
+    ("env", &["-u", "-C", "-S", "--chdir", "--unset"]),
+    ("time", &["-f", "-o"]),
+    ("timeout", &["-s", "-k", "--signal", "--kill-after"]),
+    ("gtimeout", &["-s", "-k", "--signal", "--kill-after"]),
+    ("nice", &["-n", "--adjustment"]),
+    ("ionice", &["-c", "-n", "-p"]),
+    ("nohup", &[]),
+    ("exec", &["-a"]),
+    ("stdbuf", &["-i", "-o", "-e"]),
+    ("xvfb-run", &["-n", "-s", "-e", "-f", "-p", "-w"]),
+    ("caffeinate", &["-t", "-w"]),
+    ("npx", &["-p", "--package", "-c", "--call"]),
+    ("bunx", &["-p", "--package"]),
+    ("pnpx", &[]),
+    ("dotenv", &["-e", "-f", "-c", "-v"]),
+];
+
+/// Runners of a tool: `uv run pytest` runs pytest. (program, subcommand)
+const TOOL_RUNNERS: &[(&str, &str)] = &[
+    ("uv", "run"),
+    ("uvx", ""),
+    ("poetry", "run"),
+    ("pipenv", "run"),
+    ("pdm", "run"),
+    ("rye", "run"),
+    ("hatch", "run"),
+    ("bundle", "exec"),
+    ("pnpm", "exec"),
+    ("pnpm", "dlx"),
+    ("yarn", "dlx"),
+    ("yarn", "exec"),
+    ("npm", "exec"),
+    ("conda", "run"),
+    ("mise", "exec"),
+    ("mise", "x"),
+    ("nix", "run"),
+    ("direnv", "exec"),
+    ("dotnet", "tool"),
+];
 
 /// Interpreters: the subject is the script (or `-m module`, `-c`).
 const INTERPRETERS: &[&str] = &[
-    "python", "node", "deno", "ruby", "perl", "php", "bash", "sh", "zsh", "ts-node", "tsx", "lua", "Rscript",
-];
-/// Tools whose first argument is a subcommand.
-const WITH_SUBCOMMANDS: &[&str] = &[
-    "npm",
-    "pnpm",
-    "yarn",
-    "bun",
-    "npx",
-    "cargo",
-    "go",
-    "git",
-    "docker",
-    "podman",
-    "kubectl",
-    "terraform",
-    "pip",
-    "uv",
-    "poetry",
-    "pipenv",
-    "conda",
-    "gradle",
-    "./gradlew",
-    "mvn",
-    "dotnet",
-    "rails",
-    "bundle",
-    "composer",
-    "helm",
-    "gh",
-    "brew",
-    "apt",
-    "apt-get",
-    "systemctl",
-    "rustup",
-    "swift",
-    "flutter",
-    "dart",
-    "mix",
-    "stack",
-    "cabal",
-    "make",
-    "just",
-    "rake",
-    "invoke",
-    "nx",
-    "turbo",
-    "firebase",
-    "aws",
-    "gcloud",
-    "az",
-    "heroku",
-    "vercel",
-    "wrangler",
-    "supabase",
-    "prisma",
-    "alembic",
-    "django-admin",
-    "manage.py",
-    "artisan",
-];
-/// Prefixes that do not change which program runs.
-const WRAPPERS: &[&str] = &[
-    "sudo", "time", "exec", "nohup", "env", "command", "nice", "timeout", "xvfb-run",
+    "python",
+    "node",
+    "deno",
+    "ruby",
+    "perl",
+    "php",
+    "bash",
+    "sh",
+    "zsh",
+    "ts-node",
+    "tsx",
+    "lua",
+    "Rscript",
+    "osascript",
 ];
 
-/// The subject of a shell command, or `None` when it has no program.
-pub fn command_subject(command: &str) -> Option<String> {
-    let last = last_command(command);
-    let words = shell_words(last);
-    let mut words = words.iter().map(String::as_str).peekable();
-    // Leading assignments and wrappers (with their options, e.g. `timeout 5`).
-    while let Some(&w) = words.peek() {
-        if is_assignment(w) || WRAPPERS.contains(&w) || w.starts_with('-') || is_number(w) {
-            words.next();
-        } else {
-            break;
-        }
-    }
-    let program = program_name(words.next()?);
-    let rest: Vec<&str> = words.collect();
-    let first_arg = |skip_options: bool| {
-        rest.iter()
-            .copied()
-            .find(|w| !(is_assignment(w) || skip_options && w.starts_with('-')))
-    };
-    let subject = if INTERPRETERS.contains(&program.as_str()) {
-        match rest.iter().position(|w| *w == "-m" || *w == "-c" || *w == "-e") {
-            Some(at) if rest[at] == "-m" => format!("{program} -m {}", rest.get(at + 1).unwrap_or(&"")),
-            Some(at) => format!("{program} {}", rest[at]),
-            None => match first_arg(true) {
-                Some(script) => format!("{program} {}", path_tail(script)),
-                None => program,
-            },
-        }
-    } else if WITH_SUBCOMMANDS.contains(&program.as_str()) {
-        match first_arg(true) {
-            // `npm run build`, `yarn run test`: the script decides.
-            Some(sub @ ("run" | "run-script" | "exec" | "x")) => {
-                let script = rest
-                    .iter()
-                    .skip_while(|w| **w != sub)
-                    .skip(1)
-                    .find(|w| !w.starts_with('-'));
-                format!("{program} {sub}{}", script.map(|s| format!(" {s}")).unwrap_or_default())
-            }
-            Some(sub) => format!("{program} {sub}"),
-            None => program,
-        }
-    } else {
-        program
-    };
-    Some(subject)
+/// Tools whose first argument is a subcommand, and the options before it
+/// that take a value (`git -C DIR push`, `make -C DIR deploy`).
+const WITH_SUBCOMMANDS: &[(&str, &[&str])] = &[
+    (
+        "git",
+        &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"],
+    ),
+    ("npm", &["--prefix", "-w", "--workspace", "-C"]),
+    ("pnpm", &["-C", "--dir", "--filter", "-F", "-w", "--workspace"]),
+    ("yarn", &["--cwd", "--modules-folder"]),
+    ("bun", &["--cwd", "-c", "--config"]),
+    ("cargo", &["--manifest-path", "--config", "-Z", "-C", "--color"]),
+    ("go", &["-C"]),
+    (
+        "docker",
+        &["-H", "--host", "--context", "-c", "--config", "-l", "--log-level"],
+    ),
+    (
+        "docker-compose",
+        &["-f", "--file", "-p", "--project-name", "--env-file", "--profile"],
+    ),
+    ("podman", &["--url", "-c", "--connection"]),
+    (
+        "kubectl",
+        &[
+            "-n",
+            "--namespace",
+            "--context",
+            "--kubeconfig",
+            "-s",
+            "--server",
+            "--cluster",
+            "--user",
+        ],
+    ),
+    ("helm", &["-n", "--namespace", "--kube-context", "--kubeconfig"]),
+    ("terraform", &["-chdir"]),
+    ("tofu", &["-chdir"]),
+    ("pip", &[]),
+    ("uv", &["--directory", "--project"]),
+    ("poetry", &["-C", "--directory", "-P", "--project"]),
+    ("pipenv", &[]),
+    ("conda", &[]),
+    ("gradle", &["-p", "--project-dir", "-b", "--build-file"]),
+    ("./gradlew", &["-p", "--project-dir", "-b", "--build-file"]),
+    ("gradlew", &["-p", "--project-dir", "-b", "--build-file"]),
+    ("mvn", &["-f", "--file", "-pl", "--projects", "-P"]),
+    ("./mvnw", &["-f", "--file", "-pl", "--projects", "-P"]),
+    ("dotnet", &[]),
+    ("rails", &[]),
+    ("bundle", &["--gemfile"]),
+    ("composer", &["-d", "--working-dir"]),
+    ("gh", &["-R", "--repo"]),
+    ("glab", &["-R", "--repo"]),
+    ("brew", &[]),
+    ("apt", &["-o", "-c"]),
+    ("apt-get", &["-o", "-c"]),
+    ("dnf", &[]),
+    ("yum", &[]),
+    ("pacman", &[]),
+    ("systemctl", &["-H", "--host", "-M", "--machine"]),
+    ("journalctl", &[]),
+    ("rustup", &[]),
+    ("swift", &[]),
+    ("flutter", &[]),
+    ("dart", &[]),
+    ("mix", &[]),
+    ("stack", &[]),
+    ("cabal", &[]),
+    (
+        "make",
+        &[
+            "-C",
+            "--directory",
+            "-f",
+            "--file",
+            "--makefile",
+            "-j",
+            "--jobs",
+            "-l",
+            "-I",
+            "-o",
+            "-W",
+        ],
+    ),
+    ("gmake", &["-C", "--directory", "-f", "--file", "-j", "--jobs"]),
+    ("just", &["-f", "--justfile", "-d", "--working-directory", "--set"]),
+    ("task", &["-d", "--dir", "-t", "--taskfile"]),
+    ("mise", &["-C", "--cd", "-E", "--env"]),
+    ("rake", &["-f", "-C", "--directory"]),
+    ("invoke", &["-c", "--collection", "-r", "--search-root"]),
+    ("nx", &[]),
+    ("turbo", &["--filter", "-F"]),
+    ("lerna", &[]),
+    ("firebase", &["-P", "--project"]),
+    ("aws", &["--profile", "--region", "--output"]),
+    ("gcloud", &["--project", "--account", "--configuration"]),
+    ("az", &[]),
+    ("heroku", &["-a", "--app"]),
+    ("vercel", &["--cwd", "--scope", "-S"]),
+    ("netlify", &[]),
+    ("wrangler", &["-c", "--config", "-e", "--env"]),
+    ("supabase", &["--workdir"]),
+    ("prisma", &["--schema"]),
+    ("alembic", &["-c", "--config", "-n", "--name"]),
+    ("django-admin", &["--settings", "--pythonpath"]),
+    ("manage.py", &["--settings", "--pythonpath"]),
+    ("artisan", &[]),
+    ("deno", &["-c", "--config"]),
+    ("claude", &[]),
+    ("pre-commit", &["-c", "--config"]),
+    ("lefthook", &[]),
+    ("sqlx", &["-D", "--database-url"]),
+    ("diesel", &["--database-url"]),
+    ("ansible-galaxy", &[]),
+    ("hugo", &["-s", "--source"]),
+    ("zig", &[]),
+    ("pulumi", &["-C", "--cwd", "-s", "--stack"]),
+    ("pwsh", &[]),
+    ("openssl", &[]),
+];
+
+/// Options that take a value, of programs without subcommands and of
+/// subcommands (`go test -run X`, `cargo test -p crate`).
+const VALUE_OPTIONS: &[(&str, &[&str])] = &[
+    (
+        "pytest",
+        &[
+            "-k",
+            "-m",
+            "-p",
+            "-c",
+            "-n",
+            "-o",
+            "--maxfail",
+            "--deselect",
+            "--ignore",
+            "--rootdir",
+            "--junitxml",
+        ],
+    ),
+    (
+        "jest",
+        &["-t", "--testNamePattern", "-c", "--config", "--testPathPattern"],
+    ),
+    ("vitest", &["-t", "--testNamePattern", "-c", "--config", "--project"]),
+    (
+        "curl",
+        &[
+            "-o",
+            "-d",
+            "-H",
+            "-X",
+            "-u",
+            "-A",
+            "-e",
+            "-b",
+            "-c",
+            "-w",
+            "-F",
+            "-T",
+            "-x",
+            "--data-raw",
+            "--data-binary",
+        ],
+    ),
+    ("wget", &["-O", "-o", "-P", "--header"]),
+    (
+        "grep",
+        &[
+            "-e",
+            "-f",
+            "-A",
+            "-B",
+            "-C",
+            "-m",
+            "--include",
+            "--exclude",
+            "--exclude-dir",
+        ],
+    ),
+    (
+        "rg",
+        &[
+            "-e",
+            "-f",
+            "-A",
+            "-B",
+            "-C",
+            "-m",
+            "-g",
+            "-t",
+            "-T",
+            "--glob",
+            "--type",
+            "--type-not",
+            "-M",
+        ],
+    ),
+    (
+        "find",
+        &[
+            "-name",
+            "-iname",
+            "-path",
+            "-ipath",
+            "-type",
+            "-maxdepth",
+            "-mindepth",
+            "-newer",
+            "-mtime",
+            "-size",
+            "-user",
+            "-perm",
+            "-regex",
+            "-not",
+        ],
+    ),
+    (
+        "fd",
+        &[
+            "-e",
+            "-t",
+            "-E",
+            "-d",
+            "--extension",
+            "--type",
+            "--exclude",
+            "--max-depth",
+        ],
+    ),
+    ("head", &["-n", "-c"]),
+    ("tail", &["-n", "-c"]),
+    ("sort", &["-k", "-t", "-o"]),
+    ("cut", &["-d", "-f", "-c", "-b"]),
+    ("xargs", &["-I", "-n", "-P", "-d", "-L"]),
+    ("tar", &["-C", "-f", "--exclude"]),
+    ("ssh", &["-i", "-p", "-o", "-l", "-F", "-J", "-L", "-R"]),
+    ("scp", &["-i", "-P", "-o", "-F"]),
+    ("rsync", &["-e", "--exclude", "--include", "--rsh"]),
+    ("psql", &["-h", "-p", "-U", "-d", "-c", "-f", "-v"]),
+    ("mysql", &["-h", "-P", "-u", "-D", "-e"]),
+    (
+        "go",
+        &[
+            "-run",
+            "-tags",
+            "-count",
+            "-timeout",
+            "-p",
+            "-o",
+            "-ldflags",
+            "-gcflags",
+            "-bench",
+            "-coverprofile",
+        ],
+    ),
+    (
+        "cargo",
+        &[
+            "-p",
+            "--package",
+            "--bin",
+            "--test",
+            "--example",
+            "--bench",
+            "-j",
+            "--jobs",
+            "--profile",
+        ],
+    ),
+    (
+        "docker",
+        &[
+            "-f",
+            "-t",
+            "-v",
+            "-e",
+            "-p",
+            "-w",
+            "-u",
+            "--name",
+            "--network",
+            "--platform",
+            "--entrypoint",
+            "--mount",
+            "--volume",
+            "--publish",
+            "--workdir",
+            "--env-file",
+            "-c",
+        ],
+    ),
+    (
+        "kubectl",
+        &[
+            "-f",
+            "-o",
+            "-l",
+            "-c",
+            "--selector",
+            "--container",
+            "--image",
+            "--replicas",
+            "--type",
+        ],
+    ),
+    (
+        "gh",
+        &[
+            "-t",
+            "-b",
+            "-B",
+            "-H",
+            "-l",
+            "-a",
+            "-r",
+            "--base",
+            "--head",
+            "--label",
+            "--assignee",
+            "--reviewer",
+            "--limit",
+            "-L",
+            "--json",
+            "-q",
+            "--jq",
+            "-f",
+            "-F",
+            "--method",
+            "-X",
+        ],
+    ),
+    (
+        "git",
+        &[
+            "-n",
+            "-b",
+            "-B",
+            "-o",
+            "--depth",
+            "--since",
+            "--pretty",
+            "-U",
+            "--onto",
+            "-s",
+            "-X",
+            "-S",
+            "--strategy",
+        ],
+    ),
+    ("npm", &["--tag", "--registry", "--cache", "-w"]),
+    (
+        "node",
+        &[
+            "-r",
+            "--require",
+            "--import",
+            "--loader",
+            "--max-old-space-size",
+            "--inspect-port",
+        ],
+    ),
+    ("python", &["-W", "-X", "-Q"]),
+    (
+        "ruff",
+        &["--select", "--ignore", "--config", "--line-length", "--target-version"],
+    ),
+    ("mypy", &["--config-file", "--python-version", "-p", "-m", "--exclude"]),
+    (
+        "eslint",
+        &[
+            "-c",
+            "--config",
+            "--ext",
+            "-f",
+            "--format",
+            "--rule",
+            "--parser",
+            "--max-warnings",
+        ],
+    ),
+    (
+        "tsc",
+        &[
+            "-p",
+            "--project",
+            "--target",
+            "--module",
+            "--outDir",
+            "--rootDir",
+            "--lib",
+            "--jsx",
+        ],
+    ),
+];
+
+/// Subcommands that name a task or script after them: `npm run build`.
+const TASK_SUBCOMMANDS: &[&str] = &["run", "run-script", "exec", "x", "task"];
+
+/// Programs that only read: listing, printing, searching, showing state.
+const INSPECTION: &[&str] = &[
+    "ls",
+    "ll",
+    "la",
+    "dir",
+    "cat",
+    "bat",
+    "less",
+    "more",
+    "head",
+    "tail",
+    "wc",
+    "pwd",
+    "which",
+    "whereis",
+    "type",
+    "file",
+    "stat",
+    "tree",
+    "find",
+    "fd",
+    "fdfind",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "ack",
+    "du",
+    "df",
+    "env",
+    "printenv",
+    "whoami",
+    "id",
+    "date",
+    "uname",
+    "hostname",
+    "ps",
+    "pgrep",
+    "lsof",
+    "jq",
+    "yq",
+    "diff",
+    "cmp",
+    "md5sum",
+    "sha256sum",
+    "shasum",
+    "readlink",
+    "realpath",
+    "basename",
+    "dirname",
+    "test",
+    "[",
+    "[[",
+    "nproc",
+    "free",
+    "uptime",
+    "od",
+    "xxd",
+    "hexdump",
+    "strings",
+    "nm",
+    "objdump",
+    "readelf",
+    "ldd",
+    "otool",
+    "column",
+    "sort",
+    "uniq",
+    "cut",
+    "awk",
+    "tr",
+    "echo",
+    "printf",
+    "true",
+    "sleep",
+    "man",
+    "info",
+    "help",
+    "tldr",
+    "Get-ChildItem",
+    "Get-Content",
+    "Select-String",
+];
+
+/// Subcommands that only read, for tools that also change things.
+const INSPECTION_SUBCOMMANDS: &[&str] = &[
+    "git status",
+    "git log",
+    "git diff",
+    "git show",
+    "git branch",
+    "git remote",
+    "git rev-parse",
+    "git ls-files",
+    "git blame",
+    "git describe",
+    "git shortlog",
+    "git reflog",
+    "git config",
+    "git grep",
+    "git tag",
+    "git stash list",
+    "git ls-remote",
+    "git cat-file",
+    "git whatchanged",
+    "git worktree list",
+    "npm ls",
+    "npm list",
+    "npm view",
+    "npm info",
+    "npm outdated",
+    "npm search",
+    "npm config",
+    "npm root",
+    "npm bin",
+    "pnpm ls",
+    "pnpm list",
+    "yarn list",
+    "yarn info",
+    "yarn why",
+    "pip list",
+    "pip show",
+    "pip freeze",
+    "pip search",
+    "pip index",
+    "cargo tree",
+    "cargo metadata",
+    "cargo search",
+    "go list",
+    "go env",
+    "go version",
+    "docker ps",
+    "docker images",
+    "docker logs",
+    "docker inspect",
+    "docker version",
+    "docker info",
+    "kubectl get",
+    "kubectl describe",
+    "kubectl logs",
+    "gh pr view",
+    "gh pr list",
+    "gh issue view",
+    "gh issue list",
+    "gh run view",
+    "gh run list",
+    "gh api",
+    "gh repo view",
+    "gh pr checks",
+    "gh pr diff",
+    "brew list",
+    "brew info",
+    "brew search",
+    "apt list",
+    "apt search",
+    "apt show",
+    "apt-cache",
+    "systemctl status",
+    "journalctl",
+    "terraform show",
+    "terraform output",
+    "helm list",
+    "helm status",
+    "rustup show",
+    "node --version",
+    "python --version",
+    "uv pip list",
+];
+
+/// Installs: (program, subcommand); the packages are the arguments.
+const INSTALLS: &[(&str, &str)] = &[
+    ("pip", "install"),
+    ("uv", "add"),
+    ("uv", "pip"),
+    ("poetry", "add"),
+    ("pipenv", "install"),
+    ("conda", "install"),
+    ("npm", "install"),
+    ("npm", "i"),
+    ("npm", "add"),
+    ("pnpm", "add"),
+    ("pnpm", "install"),
+    ("pnpm", "i"),
+    ("yarn", "add"),
+    ("bun", "add"),
+    ("bun", "install"),
+    ("cargo", "add"),
+    ("cargo", "install"),
+    ("go", "get"),
+    ("go", "install"),
+    ("gem", "install"),
+    ("composer", "require"),
+    ("brew", "install"),
+    ("apt", "install"),
+    ("apt-get", "install"),
+    ("dnf", "install"),
+    ("yum", "install"),
+    ("pacman", "-S"),
+    ("apk", "add"),
+    ("rustup", "component"),
+    ("rustup", "target"),
+    ("dotnet", "add"),
+    ("pipx", "install"),
+];
+
+fn options_with_value(table: &[(&'static str, &'static [&'static str])], program: &str) -> &'static [&'static str] {
+    table.iter().find(|(p, _)| *p == program).map_or(&[], |(_, o)| *o)
 }
 
-/// The last command of a `&&` / `||` / `;` chain, without what a pipe does
-/// with its output: `cd api && npm test 2>&1 | tail` → `npm test 2>&1`.
-fn last_command(command: &str) -> &str {
-    let first_line = command.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let mut last = first_line;
-    for separator in ["&&", "||", ";"] {
-        if let Some((_, tail)) = last.rsplit_once(separator) {
-            if !tail.trim().is_empty() {
-                last = tail;
-            }
+/// Reads one simple command's words.
+fn read_command(words: &[String]) -> Option<Command> {
+    let mut at = 0;
+    let mut prefix = Vec::new();
+    // assignments and wrappers, with their options
+    loop {
+        let word = words.get(at)?;
+        if is_assignment(word) {
+            prefix.push(word.clone());
+            at += 1;
+            continue;
         }
-    }
-    // A chain like `cd x && (npm test)`: the parentheses go.
-    let last = last.split('|').next().unwrap_or(last);
-    last.trim().trim_matches(|c| c == '(' || c == ')').trim()
-}
-
-/// Words of a simple command, quotes removed (no expansion).
-fn shell_words(command: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut quote: Option<char> = None;
-    let mut in_word = false;
-    for c in command.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                in_word = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
+        let name = program_name(word);
+        if let Some((_, takes_value)) = WRAPPERS.iter().find(|(w, _)| *w == name) {
+            prefix.push(name.clone());
+            at += 1;
+            // `command -v x` asks where x is: a look, not a run of x
+            while let Some(w) = words.get(at) {
+                if w == "--" {
+                    at += 1;
+                    break;
+                }
+                if w.starts_with('-') {
+                    at += if takes_value.contains(&w.as_str()) { 2 } else { 1 };
+                } else if is_assignment(w)
+                    || (name.contains("timeout") && is_duration(w))
+                    || (name == "nice" && is_number(w))
+                {
+                    at += 1;
+                } else {
+                    break;
                 }
             }
-            (None, '>' | '<') => break, // redirections: the rest is not the command
-            (None, c) => {
-                word.push(c);
-                in_word = true;
+            continue;
+        }
+        if name == "command" && words.get(at + 1).is_some_and(|w| !w.starts_with('-')) {
+            at += 1;
+            continue;
+        }
+        break;
+    }
+    let first = &words[at];
+    let mut program = program_name(first);
+    let mut rest: Vec<&str> = words[at + 1..].iter().map(String::as_str).collect();
+    // `uv run pytest`: the tool that runs
+    if let Some(runner) = TOOL_RUNNERS.iter().find(|(p, sub)| {
+        *p == program && (sub.is_empty() || first_positional(&rest, &[]).is_some_and(|(_, w)| w == *sub))
+    }) {
+        let mut skip = rest.clone();
+        if !runner.1.is_empty() {
+            let (i, _) = first_positional(&rest, &[])?;
+            skip = rest[i + 1..].to_vec();
+        }
+        if let Some((i, tool)) = first_positional(&skip, &[]) {
+            if !tool.starts_with('-') {
+                program = program_name(tool);
+                rest = skip[i + 1..].to_vec();
             }
         }
     }
-    if in_word {
-        words.push(word);
+    // `python -m pip install x` is pip's install; `python -m pytest` is pytest
+    if program == "python" {
+        if let Some(at) = rest.iter().position(|w| *w == "-m") {
+            if let Some(module) = rest.get(at + 1) {
+                let module = module.to_string();
+                if module != "http.server" && !module.contains('.') {
+                    program = program_name(&module);
+                    rest = rest[at + 2..].to_vec();
+                }
+            }
+        }
     }
-    words
+    let mut command = Command {
+        program: program.clone(),
+        subject: program.clone(),
+        invoked: first.clone(),
+        prefix,
+        ..Command::default()
+    };
+    let takes_value: Vec<&str> = options_with_value(WITH_SUBCOMMANDS, &program)
+        .iter()
+        .chain(options_with_value(VALUE_OPTIONS, &program))
+        .copied()
+        .collect();
+    let (options, positional) = split_options(&rest, &takes_value);
+    command.options = options;
+    if INTERPRETERS.contains(&program.as_str()) {
+        // the script, or the module or inline code
+        match rest.iter().position(|w| matches!(*w, "-m" | "-c" | "-e" | "-")) {
+            Some(at) if rest[at] == "-m" => {
+                command.subject = format!("{program} -m {}", rest.get(at + 1).unwrap_or(&""));
+                command.arguments = rest
+                    .iter()
+                    .skip(at + 2)
+                    .filter(|w| !w.starts_with('-'))
+                    .map(|w| w.to_string())
+                    .collect();
+            }
+            Some(at) => {
+                command.subject = format!("{program} {}", rest[at]);
+                command.arguments = rest.get(at + 1).map(|w| vec![w.to_string()]).unwrap_or_default();
+            }
+            None => match positional.first() {
+                Some(script) => {
+                    command.subject = format!("{program} {}", path_tail(script));
+                    command.arguments = positional[1..].to_vec();
+                }
+                None => command.arguments = Vec::new(),
+            },
+        }
+    } else if WITH_SUBCOMMANDS.iter().any(|(p, _)| *p == program) || program.ends_with("manage.py") {
+        match positional.first().map(String::as_str) {
+            Some(sub) if TASK_SUBCOMMANDS.contains(&sub) => {
+                // `npm run build`, `mise run lint:full`: the task decides
+                match positional.get(1) {
+                    Some(task) => {
+                        command.subject = format!("{program} {sub} {task}");
+                        command.arguments = positional[2..].to_vec();
+                    }
+                    None => command.subject = format!("{program} {sub}"),
+                }
+            }
+            Some(sub) => {
+                command.subject = format!("{program} {sub}");
+                command.arguments = positional[1..].to_vec();
+                // `make deploy`, `just test`, `task build`: the target is the subject's
+                if TASK_RUNNERS.contains(&program.as_str()) {
+                    command.arguments = positional[1..].to_vec();
+                }
+            }
+            None => {}
+        }
+    } else {
+        command.arguments = positional;
+    }
+    // `git stash list`, `docker compose up`: a second word that decides
+    for two in [
+        "git stash",
+        "git worktree",
+        "git remote",
+        "docker compose",
+        "gh pr",
+        "gh issue",
+        "gh run",
+        "gh repo",
+        "docker container",
+        "docker image",
+        "kubectl rollout",
+        "uv pip",
+        "npm config",
+        "cargo +nightly",
+    ] {
+        if command.subject == two {
+            if let Some(next) = command.arguments.first().cloned() {
+                command.subject = format!("{two} {next}");
+                command.arguments.remove(0);
+            }
+        }
+    }
+    command.inspection = INSPECTION.contains(&program.as_str())
+        || INSPECTION_SUBCOMMANDS
+            .iter()
+            .any(|s| command.subject == *s || command.subject.starts_with(&format!("{s} ")))
+        || (command.subject == "git branch" && command.arguments.is_empty())
+        || (program == "command" && rest.first().is_some_and(|w| *w == "-v"))
+        || (program == "sed" && !rest.iter().any(|w| w.starts_with("-i")))
+        || command.options.iter().any(|o| o == "--version" || o == "--help") && command.arguments.is_empty();
+    if command.subject == "git branch"
+        && command
+            .options
+            .iter()
+            .any(|o| matches!(o.as_str(), "-d" | "-D" | "-m" | "-M" | "-c" | "-C"))
+    {
+        command.inspection = false;
+    }
+    let sub = command.subject.split(' ').nth(1).unwrap_or("");
+    if INSTALLS.iter().any(|(p, s)| *p == program && *s == sub) {
+        command.installs = command
+            .arguments
+            .iter()
+            .filter(|a| !a.starts_with('-') && !a.contains('/') || a.starts_with('@'))
+            .map(|a| package_name(a))
+            .collect();
+    }
+    Some(command)
 }
+
+/// Task runners: their first argument is the task.
+const TASK_RUNNERS: &[&str] = &["make", "gmake", "just", "task", "rake", "invoke", "mise"];
+
+/// The first word that is not an option (skipping option values).
+fn first_positional<'a>(words: &[&'a str], takes_value: &[&str]) -> Option<(usize, &'a str)> {
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        if w == "--" {
+            return words.get(i + 1).map(|w| (i + 1, *w));
+        }
+        if w.starts_with('-') && w.len() > 1 {
+            i += if takes_value.contains(&w) { 2 } else { 1 };
+            continue;
+        }
+        return Some((i, w));
+    }
+    None
+}
+
+/// Options (with the values of those known to take one folded in:
+/// `-C dir` is one option) and positional words. Words after `--` are
+/// positional.
+fn split_options(words: &[&str], takes_value: &[&str]) -> (Vec<String>, Vec<String>) {
+    let mut options = Vec::new();
+    let mut positional = Vec::new();
+    let mut i = 0;
+    let mut only_positional = false;
+    while i < words.len() {
+        let w = words[i];
+        if only_positional {
+            positional.push(w.to_string());
+        } else if w == "--" {
+            only_positional = true;
+        } else if w.starts_with('-') && w.len() > 1 && !is_number(w) {
+            if (takes_value.contains(&w) || COMMON_VALUE_OPTIONS.contains(&w)) && i + 1 < words.len() {
+                options.push(format!("{w} {}", words[i + 1]));
+                i += 1;
+            } else {
+                options.push(w.to_string());
+            }
+        } else {
+            positional.push(w.to_string());
+        }
+        i += 1;
+    }
+    (options, positional)
+}
+
+/// Options that take a value with any program that has them (a commit
+/// message is not a target). Short options mean different things to
+/// different programs (`-f file`, `rm -f`): only these two are safe.
+const COMMON_VALUE_OPTIONS: &[&str] = &[
+    "-m",
+    "-F",
+    "--message",
+    "--title",
+    "--body",
+    "--grep",
+    "--output",
+    "--header",
+    "--data",
+    "--request",
+    "--name",
+    "--format",
+    "--since",
+    "--until",
+    "--author",
+    "--port",
+    "--timeout",
+    "--features",
+    "--target",
+    "--config",
+    "--filter",
+    "--workspace",
+    "--branch",
+    "--tag",
+    "--env",
+    "--user",
+];
 
 fn is_assignment(word: &str) -> bool {
     match word.split_once('=') {
@@ -190,11 +1321,18 @@ fn is_assignment(word: &str) -> bool {
 }
 
 fn is_number(word: &str) -> bool {
-    !word.is_empty() && word.chars().all(|c| c.is_ascii_digit() || c == '.' || c == 's')
+    let digits = word.strip_prefix('-').unwrap_or(word);
+    !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+}
+
+/// `30`, `5s`, `2m`, `1.5h`: timeout's duration.
+fn is_duration(word: &str) -> bool {
+    let number = word.trim_end_matches(['s', 'm', 'h', 'd']);
+    !number.is_empty() && number.chars().all(|c| c.is_ascii_digit() || c == '.')
 }
 
 /// `/usr/bin/python3.11` → `python`, `./run.sh` → `run.sh`, `pip3` → `pip`.
-fn program_name(word: &str) -> String {
+pub fn program_name(word: &str) -> String {
     let name = path_tail(word);
     for family in ["python", "pip", "node", "ruby", "perl", "php"] {
         if let Some(version) = name.strip_prefix(family) {
@@ -203,15 +1341,30 @@ fn program_name(word: &str) -> String {
             }
         }
     }
-    if name == "nodejs" {
-        return "node".to_string();
+    match name {
+        "nodejs" => "node".to_string(),
+        "docker-compose" => "docker-compose".to_string(),
+        _ if name.ends_with(".exe") => name.trim_end_matches(".exe").to_string(),
+        _ => name.to_string(),
     }
-    name.to_string()
+}
+
+/// A package's name without its version: `pyyaml==6.0` → `pyyaml`,
+/// `express@4` → `express`, `@types/node@20` → `@types/node`.
+fn package_name(word: &str) -> String {
+    let (scope, rest) = match word.strip_prefix('@') {
+        Some(rest) => ("@", rest),
+        None => ("", word),
+    };
+    let end = rest
+        .find(['=', '<', '>', '~', '!', '@', '[', ';'])
+        .unwrap_or(rest.len());
+    format!("{scope}{}", &rest[..end]).to_ascii_lowercase()
 }
 
 /// The last component of a path: `./src/app.py` and `src/app.py` are one script.
 fn path_tail(word: &str) -> &str {
-    word.rsplit('/').find(|p| !p.is_empty()).unwrap_or(word)
+    word.rsplit(['/', '\\']).find(|p| !p.is_empty()).unwrap_or(word)
 }
 
 #[cfg(test)]
@@ -233,8 +1386,104 @@ mod tests {
         assert_eq!(subject("npm run build"), "npm run build");
         assert_eq!(subject("npm run --silent build"), "npm run build");
         assert_eq!(subject("git checkout -b feature"), "git checkout");
-        assert_eq!(subject("python -m pytest -q tests"), "python -m pytest");
+        assert_eq!(subject("python -m pytest -q tests"), "pytest");
         assert_eq!(subject("timeout 60 cargo test --release"), "cargo test");
+    }
+
+    #[test]
+    fn wrappers_and_directories_are_peeled_off() {
+        assert_eq!(subject("mise run lint:full"), "mise run lint:full");
+        assert_eq!(subject("git -C /srv/repo gc --prune=now"), "git gc");
+        assert_eq!(subject("make -C build install"), "make install");
+        assert_eq!(subject("make -j4 test"), "make test");
+        assert_eq!(subject("cargo test || true"), "cargo test");
+        assert_eq!(subject("npm test 2>&1 | head -50"), "npm test");
+        assert_eq!(subject("cargo build \\\n  --release"), "cargo build");
+        assert_eq!(
+            subject("sudo -u www env X=1 time timeout 5 nice -n 10 ./deploy.sh"),
+            "deploy.sh"
+        );
+        assert_eq!(subject("npx tsc --noEmit"), "tsc");
+        assert_eq!(subject("uv run pytest -x"), "pytest");
+        assert_eq!(subject("bundle exec rspec spec/a_spec.rb"), "rspec");
+        assert_eq!(
+            subject("cd web && npm install && npm run build; echo done"),
+            "npm run build"
+        );
+        assert_eq!(subject("npm --prefix web run test"), "npm run test");
+        assert_eq!(subject("(cd api && go test ./...)"), "go test");
+        assert_eq!(subject("cat input.json | python3 process.py"), "python process.py");
+        assert_eq!(subject("just test"), "just test");
+    }
+
+    #[test]
+    fn here_documents_and_comments_are_not_commands() {
+        let line = "cat > /tmp/x.py <<'EOF'\nimport os\nrm -rf /\nEOF\npython3 /tmp/x.py";
+        assert_eq!(subject(line), "python x.py");
+        assert_eq!(subject("git commit -m \"$(cat <<'EOF'\nfix: x\nEOF\n)\""), "git commit");
+        assert_eq!(subject("# build it\nmake all"), "make all");
+    }
+
+    #[test]
+    fn arguments_and_options_are_told_apart() {
+        let c = analyse("git push -u origin feature/x").unwrap();
+        assert_eq!(c.subject, "git push");
+        assert_eq!(c.arguments, ["origin", "feature/x"]);
+        assert_eq!(c.options, ["-u"]);
+        let c = analyse("git commit -m 'a message' src/a.rs").unwrap();
+        assert_eq!(c.arguments, ["src/a.rs"]);
+        let c = analyse("pytest tests/test_a.py::test_x -k slow").unwrap();
+        assert_eq!(
+            (c.subject.as_str(), c.arguments.as_slice()),
+            ("pytest", &["tests/test_a.py::test_x".to_string()][..])
+        );
+        let c = analyse("python3 -c 'import yaml'").unwrap();
+        assert_eq!(
+            (c.subject.as_str(), c.arguments.as_slice()),
+            ("python -c", &["import yaml".to_string()][..])
+        );
+    }
+
+    #[test]
+    fn looking_around_is_inspection() {
+        for line in [
+            "ls -la src",
+            "cat a.txt | head",
+            "git status",
+            "git log --oneline -5",
+            "which python3",
+            "grep -rn foo src",
+            "command -v jq",
+            "sed -n 1,5p a.txt",
+            "node --version",
+        ] {
+            assert!(analyse(line).unwrap().inspection, "{line}");
+        }
+        for line in [
+            "npm install",
+            "git commit -m x",
+            "sed -i s/a/b/ f",
+            "git branch -D old",
+            "make",
+            "rm -rf x",
+        ] {
+            assert!(!analyse(line).unwrap().inspection, "{line}");
+        }
+    }
+
+    #[test]
+    fn installs_name_their_packages() {
+        assert_eq!(
+            analyse("pip install pyyaml==6.0 requests").unwrap().installs,
+            ["pyyaml", "requests"]
+        );
+        assert_eq!(
+            analyse("python3 -m pip install -U PyYAML").unwrap().installs,
+            ["pyyaml"]
+        );
+        assert_eq!(analyse("npm i -D @types/node@20").unwrap().installs, ["@types/node"]);
+        assert_eq!(analyse("sudo apt-get install -y tree").unwrap().installs, ["tree"]);
+        assert!(analyse("npm install").unwrap().installs.is_empty());
     }
 
     #[test]
@@ -243,6 +1492,8 @@ mod tests {
         assert_ne!(subject("git status"), subject("git checkout main"));
         assert_ne!(subject("npm run lint"), subject("npm run build"));
         assert_ne!(subject("python3 other.py"), subject("python3 app.py"));
+        assert_ne!(subject("mise run lint:full"), subject("mise run test"));
         assert_eq!(command_subject("   "), None);
+        assert_eq!(command_subject("# only a comment"), None);
     }
 }

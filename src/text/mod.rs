@@ -3,6 +3,7 @@
 
 pub mod catalog;
 pub mod command;
+pub mod failure_kind;
 pub mod js;
 pub mod normalize;
 pub mod paths_in_text;

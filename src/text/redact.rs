@@ -1031,13 +1031,146 @@ pub fn is_sensitive_file(name: &str) -> bool {
 
 pub const SENSITIVE_PATH: &str = "[SENSITIVE_PATH]";
 
+/// Secrets and the user's home folder: what errkb stores, logs, shows or
+/// sends is redacted with this.
+pub fn redact_private(text: &str) -> Cow<'_, str> {
+    match redact_secrets(text) {
+        Cow::Borrowed(text) => redact_home(text),
+        Cow::Owned(text) => Cow::Owned(redact_home(&text).into_owned()),
+    }
+}
+
+/// A home folder written as `~`, so that no user name is stored:
+/// `/home/NAME/…`, `/Users/NAME/…` and `C:\Users\NAME\…` (any drive, either
+/// slash) become `~/…` (`~\…`), and Claude Code's encoding of a project
+/// folder in its transcripts' path (`-home-NAME-…`, `-Users-NAME-…`)
+/// becomes `-~-…`. A home folder only counts where a path starts: after
+/// the start of the text, a space, a quote, `=`, `:`, `(`, `[`, `,` or
+/// `@` (so `/mnt/home/x` stays).
+pub fn redact_home(text: &str) -> Cow<'_, str> {
+    let bytes = text.as_bytes();
+    if !(memchr::memmem::find(bytes, b"home").is_some()
+        || memchr::memmem::find(bytes, b"Users").is_some()
+        || memchr::memmem::find(bytes, b"users").is_some())
+    {
+        return Cow::Borrowed(text);
+    }
+    let starts_path = |at: usize| {
+        at == 0
+            || matches!(
+                bytes[at - 1],
+                b' ' | b'\t'
+                    | b'\n'
+                    | b'\r'
+                    | b'\''
+                    | b'"'
+                    | b'`'
+                    | b'='
+                    | b':'
+                    | b'('
+                    | b'['
+                    | b','
+                    | b'@'
+                    | b'<'
+                    | b'>'
+                    | b'{'
+                    | b';'
+                    | b'|'
+            )
+    };
+    let is_name = |b: u8| {
+        !matches!(
+            b,
+            b'/' | b'\\'
+                | b' '
+                | b'\t'
+                | b'\n'
+                | b'\r'
+                | b'\''
+                | b'"'
+                | b'`'
+                | b':'
+                | b')'
+                | b']'
+                | b','
+                | b'>'
+                | b'}'
+                | b';'
+                | b'|'
+                | b'*'
+        )
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        // (where the prefix starts, its length)
+        let found: Option<(usize, usize)> = if bytes[i] == b'/' && starts_path(i) {
+            [&b"/home/"[..], &b"/Users/"[..]]
+                .iter()
+                .find(|p| bytes[i..].starts_with(p))
+                .map(|p| (i, p.len()))
+        } else if bytes[i].is_ascii_alphabetic()
+            && starts_path(i)
+            && bytes.get(i + 1) == Some(&b':')
+            && matches!(bytes.get(i + 2), Some(b'\\' | b'/'))
+            && bytes
+                .get(i + 3..i + 8)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"users"))
+            && bytes.get(i + 8) == bytes.get(i + 2)
+        {
+            Some((i, 9))
+        } else if bytes[i] == b'-'
+            && (bytes[i..].starts_with(b"-home-") || bytes[i..].starts_with(b"-Users-"))
+            && (i == 0 || bytes[i - 1] == b'/')
+        {
+            // Claude Code's project folder names: -home-NAME-rest
+            let prefix = if bytes[i..].starts_with(b"-home-") { 6 } else { 7 };
+            let name_end = bytes[i + prefix..]
+                .iter()
+                .position(|&b| b == b'-' || b == b'/')
+                .map(|p| i + prefix + p);
+            if let Some(end) = name_end.filter(|&e| e > i + prefix) {
+                out.push_str(&text[copied..i]);
+                out.push_str("-~");
+                copied = end;
+                i = end;
+                continue;
+            }
+            None
+        } else {
+            None
+        };
+        if let Some((start, prefix)) = found {
+            let name_start = start + prefix;
+            let name_len = bytes[name_start..].iter().take_while(|&&b| is_name(b)).count();
+            let end = name_start + name_len;
+            let at_end = end == bytes.len() || !is_name(bytes[end]);
+            if name_len > 0 && at_end && text.is_char_boundary(end) {
+                out.push_str(&text[copied..start]);
+                out.push('~');
+                copied = end;
+                i = end;
+                // `C:\Users\NAME\x` → `~\x`: the separator that follows stays
+                continue;
+            }
+        }
+        i += 1;
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
 /// A path as it may be stored: the path itself, or `[SENSITIVE_PATH]`.
 pub fn redact_path(path: &str) -> Cow<'_, str> {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
     if is_sensitive_file(name) {
         Cow::Borrowed(SENSITIVE_PATH)
     } else {
-        redact_secrets(path)
+        redact_private(path)
     }
 }
 
@@ -1249,6 +1382,39 @@ mod tests {
         }
         for path in ["/w/src/app.ts", "/w/keys.ts", "/w/environment.ts"] {
             assert_eq!(redact_path(path), path, "{path}");
+        }
+    }
+
+    #[test]
+    fn home_folders_lose_their_user_name() {
+        let cases = [
+            (
+                "File \"/home/alice/shop/app.py\", line 1",
+                "File \"~/shop/app.py\", line 1",
+            ),
+            ("cd /Users/Bob.Smith/work && make", "cd ~/work && make"),
+            (
+                "ls: cannot access '/home/alice': No such file",
+                "ls: cannot access '~': No such file",
+            ),
+            ("C:\\Users\\carol\\src\\a.ts(3,1)", "~\\src\\a.ts(3,1)"),
+            ("PATH=/home/dev/.local/bin:/usr/bin", "PATH=~/.local/bin:/usr/bin"),
+            (
+                "/root/.claude/projects/-home-alice-shop/1.jsonl",
+                "/root/.claude/projects/-~-shop/1.jsonl",
+            ),
+            ("/x/projects/-Users-bob-code-x/s.jsonl", "/x/projects/-~-code-x/s.jsonl"),
+        ];
+        for (text, redacted) in cases {
+            assert_eq!(redact_private(text), redacted, "{text}");
+        }
+        for text in [
+            "/mnt/home/alice/x",
+            "see /home/ for users",
+            "https://x.org/Users/list",
+            "/usr/bin/python3",
+        ] {
+            assert_eq!(redact_private(text), text, "{text}");
         }
     }
 }

@@ -46,6 +46,9 @@ pub enum IdKind {
     /// `cat: x: No such file or directory` is not gcc's `fatal error: x:
     /// No such file or directory`.
     Program,
+    /// A type an error is about: `'NoneType' object has no attribute …` is
+    /// not `'str' object has no attribute …`.
+    Type,
 }
 
 impl IdKind {
@@ -55,6 +58,7 @@ impl IdKind {
             IdKind::Errno => "errno",
             IdKind::Exception => "exception",
             IdKind::Program => "program",
+            IdKind::Type => "type",
         }
     }
 }
@@ -104,12 +108,18 @@ impl Signature {
     /// both have differs, or their first values are of different kinds (a
     /// package is not a relative path, an environment variable not a key).
     pub fn conflicts_with(&self, other: &Signature) -> bool {
-        let ids_differ = [IdKind::Code, IdKind::Errno, IdKind::Exception, IdKind::Program]
-            .into_iter()
-            .any(|kind| match (self.identifier(kind), other.identifier(kind)) {
-                (Some(a), Some(b)) => a != b,
-                _ => false,
-            });
+        let ids_differ = [
+            IdKind::Code,
+            IdKind::Errno,
+            IdKind::Exception,
+            IdKind::Program,
+            IdKind::Type,
+        ]
+        .into_iter()
+        .any(|kind| match (self.identifier(kind), other.identifier(kind)) {
+            (Some(a), Some(b)) => a != b,
+            _ => false,
+        });
         let values_differ = match (self.values.first(), other.values.first()) {
             (Some(a), Some(b)) => value_kind(a) != value_kind(b),
             _ => false,
@@ -323,6 +333,8 @@ rules! {
     JAVA_THREAD: |l| l.starts_with("Exception in thread \""), r#"^Exception in thread "[^"]*" (.*)$"#;
     NODE_ERROR: |l| l.contains("Error"), r"^(?:Uncaught )?(Error|[A-Z]\w*Error)(?: \[([A-Z_]+)\])?: (.+)$";
     RUSTC: |l| l.starts_with("error"), r"^error(\[E\d{4}\])?: (.+)$";
+    /// Go's compiler: `./a.go:3:2: undefined: Foo`.
+    GO_COMPILE: |l| l.contains(".go:"), r"^(?:\./)?[\w./-]+\.go:\d+(?::\d+)?: (.+)$";
     TSC: |l| l.contains("error TS"), r"^(?:.+?\(\d+,\d+\): |.+?:\d+:\d+ - )?error (TS\d{4,5}): (.+)$";
     GCC_LIKE: |l| contains_any(l, &[": error", ": Error", ": fatal error"]),
         r"^(?:.+?):\d+(?::\d+)?: (?:fatal error|error|Error)(?: (C\d{4}))?: (.+)$";
@@ -354,6 +366,24 @@ rules! {
                                           "exception", "abort", "missing", "unable", "unknown", "violates",
                                           "conflict", "rejected", "unrecognized"]),
         r"\b(?:error|fatal|failed|failure|cannot|can't|could not|couldn't|not found|no such|denied|refused|invalid|unexpected|undefined|exception|abort(?:ed)?|missing|unable|unknown|not allowed|violates|conflict|rejected|not a [\w-]+ command|does not exist|no rule|unrecognized)\b";
+
+    /// A shell saying a program is missing, in any of its ways:
+    /// `bash: x: command not found`, `/bin/sh: 1: x: not found`,
+    /// `/bin/bash: line 1: x: command not found`, `zsh: command not found: x`.
+    NOT_FOUND: |l| l.contains("not found"),
+        r"^(?:(?:[\w/.-]*/)?(?:ba|z|da|k|fi|c|tc)?sh(?:: line \d+)?: (?:\d+: )?)?([\w.+-]+): (?:command )?not found$|^(?:zsh|fish|bash): command not found: ([\w.+-]+)$";
+    /// Lines that only say that a task, script or test run failed (a task
+    /// runner's, a package manager's, a test runner's), never the
+    /// signature when a line says what went wrong.
+    WRAPPER: |l| contains_any(l, &["failed", "Failed", "FAIL", "exit code", "exit status", "ELIFECYCLE", "Exit status"]),
+        r"(?i)^(?:\[[^\]]+\] )?ERROR task failed|^task: Failed to run task|^error: Recipe `[^`]*` failed|^FAIL\s+\S+(?:\s+\[[^\]]*failed\])?(?:\s+[\d.]+s)?$|^● Test suite failed to run$|^(?:npm (?:ERR!|error) )?(?:code ELIFECYCLE|errno \d+|Exit status \d+|Failed at the .* script|Lifecycle script .* failed|command failed)|^ELIFECYCLE\s+(?:Test failed|Command failed)|^(?:error )?Command failed with exit code \d+|^Error: Process completed with exit code|^error: script .* exited with code|^exit status \d+$|^error: process didn't exit successfully|^husky - .* (?:script )?failed|^Tests? failed\.?$|^\d+ (?:failing|failed)";
+    /// A git commit's hash, an object's id.
+    HEX_ID: |h| h.bytes().filter(u8::is_ascii_hexdigit).count() >= 7, r"\b[0-9a-f]{7,40}\b";
+    /// A branch or ref named in git's messages.
+    GIT_REF: |h| contains_any(h, &["branch", "refspec", "remote ref", "reference", " -> ", "origin/", "upstream"]),
+        r"(?:current branch|refspec|remote ref|invalid reference:|[Bb]ranch|upstream) ([\w./@-]*[\w@])|\]\s+([\w./-]+) -> | -> ([\w./-]*\w)|\b((?:origin|upstream)/[\w./-]*\w)";
+    /// The type an error is about: `'NoneType' object has no attribute`.
+    TYPE_OBJECT: |h| h.contains("' object"), r"'([A-Za-z_][\w.]*)' object\b";
 
     // Boilerplate lines of other shapes than a fixed start (BOILERPLATE).
     PY_FRAME: |l| l.starts_with("File "), r"^File .*, line \d+";
@@ -427,6 +457,14 @@ fn judge(line: &str) -> Option<Candidate> {
         return None;
     }
     let found = |rank: u8, text: String| Some(Candidate { rank, text });
+    if WRAPPER.is_match(trimmed) {
+        // only better than a line that says nothing of an error
+        return found(2, trimmed.to_string());
+    }
+    if let Some(c) = NOT_FOUND.captures(trimmed) {
+        let program = c.get(1).or(c.get(2)).map_or("", |m| m.as_str());
+        return found(7, format!("command not found: '{program}'"));
+    }
     if TAP_ERROR.is_match(trimmed) {
         return found(7, "tap-error".to_string());
     }
@@ -450,6 +488,9 @@ fn judge(line: &str) -> Option<Candidate> {
                 &c[2]
             ),
         );
+    }
+    if let Some(c) = GO_COMPILE.captures(trimmed) {
+        return found(9, format!("go {}", &c[1]));
     }
     if let Some(c) = JAVA_THREAD.captures(trimmed) {
         let exception = &c[1];
@@ -707,6 +748,15 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
             push_id(ids, IdKind::Program, program);
         }
     }
+    // The type is an identifier, its quotes dropped so that it stays.
+    for c in TYPE_OBJECT.captures_iter(headline) {
+        push_id(ids, IdKind::Type, &c[1]);
+    }
+    text = TYPE_OBJECT.replace_all(&text, "$1 object").into_owned();
+    text = mask_hex_ids(&text, values);
+    // twice: `] main -> main` names two refs, and a match ends past the arrow
+    text = mask_with(&GIT_REF, &text, values, "<REF>", true);
+    text = mask_with(&GIT_REF, &text, values, "<REF>", true);
     text = mask_with(&QUOTED, &text, values, "<STR>", false);
     text = mask_with(&SLOT_BEFORE, &text, values, "<V>", true);
     text = mask_with(&CALLED, &text, values, "<V>()", false);
@@ -725,6 +775,24 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
         })
         .into_owned();
     SPACES.replace_all(text.trim(), " ").into_owned()
+}
+
+/// Commit hashes and object ids (7 to 40 hex digits, with letters and
+/// digits both: a number or a word is not one) masked as `<SHA>`.
+fn mask_hex_ids(text: &str, values: &mut Vec<String>) -> String {
+    HEX_ID
+        .replace_all(text, |c: &Captures| {
+            let id = c.get(0).unwrap().as_str();
+            let letters = id.bytes().any(|b| b.is_ascii_alphabetic());
+            let digits = id.bytes().any(|b| b.is_ascii_digit());
+            if letters && digits {
+                values.push(id.to_string());
+                "<SHA>".to_string()
+            } else {
+                id.to_string()
+            }
+        })
+        .into_owned()
 }
 
 /// Every match of `rule` masked: its value (the first capture group that
@@ -1054,5 +1122,76 @@ mod tests {
             }
         }
         assert!(checked > 1000, "only {checked} matches checked");
+    }
+}
+
+#[cfg(test)]
+mod v3_tests {
+    use super::*;
+
+    #[test]
+    fn a_wrapper_line_is_not_the_signature_when_a_line_says_more() {
+        let lint = "Exit code 1\n[lint] $ eslint .\n/w/src/a.ts\n  3:1  error  'x' is defined but never used  no-unused-vars\n[lint] ERROR task failed";
+        assert!(
+            !signature(lint).text.contains("task failed"),
+            "{:?}",
+            signature(lint).text
+        );
+        let test = "Exit code 1\n[test] $ vitest run\n[test] ERROR task failed";
+        assert_ne!(signature(lint).text, signature(test).text);
+        let go = "FAIL github.com/x/y [build failed]\n# github.com/x/y\n./a.go:3:2: undefined: Foo";
+        assert!(signature(go).text.contains("undefined"), "{:?}", signature(go).text);
+        let jest = "● Test suite failed to run\n\n    Cannot find module './utils' from 'src/a.test.ts'";
+        assert!(
+            signature(jest).text.starts_with("Cannot find module"),
+            "{:?}",
+            signature(jest).text
+        );
+        // alone, it is all there is
+        assert!(!signature("Exit code 1\n[lint] ERROR task failed").text.is_empty());
+    }
+
+    #[test]
+    fn shells_say_not_found_one_way() {
+        let forms = [
+            "Exit code 127\n/bin/sh: 1: python: not found",
+            "Exit code 127\nbash: python: command not found",
+            "Exit code 127\n/bin/bash: line 1: python: command not found",
+            "zsh: command not found: python",
+            "/bin/sh: python: not found",
+        ];
+        let first = signature(forms[0]);
+        for form in forms {
+            let s = signature(form);
+            assert_eq!(s.text, first.text, "{form}");
+            assert!(!s.conflicts_with(&first), "{form}");
+            assert_eq!(s.values, ["python"], "{form}");
+        }
+        assert_eq!(first.text, "command not found: <STR>");
+    }
+
+    #[test]
+    fn branch_names_and_hashes_are_values() {
+        let a = signature("fatal: The current branch feat/login has no upstream branch.");
+        let b = signature("fatal: The current branch fix-42 has no upstream branch.");
+        assert_eq!(a.text, b.text);
+        let a = signature("fatal: unable to read 3f9a8b2c4d5e6f708192a3b4c5d6e7f8091a2b3c");
+        let b = signature("fatal: unable to read 0a1b2c3d");
+        assert_eq!(a.text, b.text);
+        assert_eq!(a.text, "fatal: unable to read <SHA>");
+        let a = signature(" ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs");
+        let b = signature(" ! [rejected]        dev -> dev (fetch first)\nerror: failed to push some refs");
+        assert_eq!(a.text, b.text);
+    }
+
+    #[test]
+    fn the_type_of_an_object_is_an_identifier() {
+        let a = signature("AttributeError: 'str' object has no attribute 'append'");
+        let b = signature("AttributeError: 'NoneType' object has no attribute 'group'");
+        let c = signature("AttributeError: 'NoneType' object has no attribute 'span'");
+        assert!(a.conflicts_with(&b));
+        assert!(!b.conflicts_with(&c));
+        assert_eq!(b.text, c.text);
+        assert!(b.text.contains("NoneType"), "{}", b.text);
     }
 }

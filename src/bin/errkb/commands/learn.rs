@@ -210,7 +210,7 @@ fn known_tool_calls(conn: &Connection) -> Result<HashSet<String>> {
 }
 
 fn count_fixes(conn: &Connection) -> Result<u64> {
-    Ok(conn.query_row("SELECT count(*) FROM resolved_errors", [], |r| r.get::<_, i64>(0))? as u64)
+    Ok(conn.query_row("SELECT count(*) FROM learned_errors", [], |r| r.get::<_, i64>(0))? as u64)
 }
 
 /// One tool call with its result, as the hooks would have seen it.
