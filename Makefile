@@ -80,11 +80,12 @@ LOGHUB ?= ../shared/loghub_2k
 loghub-fixture:
 	python3 scripts/loghub_fixture.py $(LOGHUB)
 
-# Retrieval quality on the real-error corpus, held-in and held-out
-# (docs/EVAL.md); calibrate writes the test model's thresholds from the
-# held-in part.
+# Retrieval quality on the real-error corpus, held-in and held-out, and
+# learning precision on the labelled real sessions (docs/EVAL.md);
+# calibrate writes the test model's thresholds from the held-in part.
 eval: loadable model
 	python3 scripts/eval.py --write docs/EVAL.md
+	python3 scripts/learning_eval.py --write docs/EVAL.md
 
 calibrate: loadable model
 	python3 scripts/eval.py --calibrate models/all-MiniLM-L6-v2-int8.thresholds.json

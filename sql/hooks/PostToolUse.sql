@@ -17,7 +17,10 @@ INSERT INTO temp.payload (ts, session_id, cwd, tool, command, file_path, target,
 SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
        coalesce(f ->> '$[0]', 'unknown'), redact_private(f ->> '$[1]'), f ->> '$[2]',
        redact_private(substr(f ->> '$[3]', 1, 20000)), coalesce(f ->> '$[4]', f ->> '$[8]'),
-       redact_private(substr(coalesce(f ->> '$[5]', f ->> '$[14]', f ->> '$[15]', f ->> '$[16]', f ->> '$[17]'), 1, 200)),
+       redact_private(substr(coalesce(f ->> '$[5]', f ->> '$[14]', f ->> '$[15]', f ->> '$[16]', f ->> '$[17]',
+                                      -- a Read of part of a file: which part
+                                      'offset ' || (f ->> '$[19]') || ', limit ' || coalesce(f ->> '$[20]', '-'),
+                                      'limit ' || (f ->> '$[20]')), 1, 200)),
        f ->> '$[6]', f ->> '$[7]', f ->> '$[9]', f ->> '$[13]',
        -- an edit's compact before → after, redacted before it is cut
        CASE WHEN coalesce(f ->> '$[10]', f ->> '$[11]', f ->> '$[12]') IS NOT NULL
@@ -30,9 +33,10 @@ FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.too
                           '$.tool_input.old_string', '$.tool_input.new_string',
                           '$.tool_input.new_source', '$.tool_use_id', '$.tool_input.url',
                           '$.tool_input.query', '$.tool_input.skill', '$.tool_input.path',
-                          '$.tool_input.dangerouslyDisableSandbox') AS f
+                          '$.tool_input.dangerouslyDisableSandbox', '$.tool_input.offset',
+                          '$.tool_input.limit') AS f
       LIMIT -1);
-UPDATE temp.payload SET subject = command_subject(command) WHERE tool = 'Bash';
+UPDATE temp.payload SET subject = command_subject(command) WHERE tool IN ('Bash', 'PowerShell');
 
 -- 1. The event, with what is worth remembering of the input ("meta"):
 -- sensitive file names masked, secrets in commands redacted (before the
@@ -43,12 +47,13 @@ UPDATE temp.payload SET subject = command_subject(command) WHERE tool = 'Bash';
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'tool_use', ts, session_id, path_basename(cwd), cwd,
        json_object('tool', tool, 'meta', json(CASE
-         WHEN tool = 'Bash' THEN json_patch(json_object('command',
+         WHEN tool IN ('Bash', 'PowerShell') THEN json_patch(json_object('command',
            substr(ltrim(command), 1, instr(ltrim(command) || ' ', ' ') - 1), 'subject', subject,
            'line', substr(trim(command), 1, 200)),
            json_object('sandboxOff', CASE WHEN sandbox_off THEN json('true') END))
          WHEN tool IN ('Edit', 'NotebookEdit') THEN json_object('file', redact_path(file_path), 'edit', json(edit))
-         WHEN tool IN ('Read', 'Write') THEN json_object('file', redact_path(file_path))
+         WHEN tool = 'Read' THEN json_patch(json_object('file', redact_path(file_path)), json_object('target', target))
+         WHEN tool = 'Write' THEN json_object('file', redact_path(file_path))
          WHEN tool IN ('Grep', 'Glob') THEN json_object('pattern', target)
          -- Agent; Task is its name in clients before 2.1
          WHEN tool IN ('Agent', 'Task') THEN json_object('agentType', agent_type, 'model', model)
@@ -97,6 +102,6 @@ SELECT p.ts, l.error_raw, l.error, l.signature, l.headline,
        p.tool, l.tool_sequence, l.weak, p.cwd, p.session_id, l.event_id, l.success_event_id, l.steps
 FROM temp.learned AS l,
      (SELECT tool, session_id, ts, cwd,
-             CASE WHEN tool = 'Bash' THEN substr(replace(trim(command), cwd || '/', ''), 1, 120) END AS command
+             CASE WHEN tool IN ('Bash', 'PowerShell') THEN substr(replace(trim(command), cwd || '/', ''), 1, 120) END AS command
       FROM temp.payload) AS p;
 RELEASE learn;

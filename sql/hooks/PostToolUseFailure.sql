@@ -20,18 +20,22 @@
 -- (Temp tables are declared, then filled: `CREATE TABLE … AS SELECT`
 -- compiles its query without SQLite's small-allocation cache.)
 CREATE TEMP TABLE payload (ts, session_id, cwd, tool, error, error_key, error_raw, english, signature, headline,
-                           subject, line, file, target, sandbox_off, agent_id, tool_use_id, kind);
+                           identified, subject, line, file, target, sandbox_off, agent_id, tool_use_id, kind);
 INSERT INTO temp.payload (ts, session_id, cwd, tool, error, subject, line, file, target, sandbox_off, agent_id,
                           tool_use_id, kind)
 SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
        coalesce(:stdin ->> '$.session_id', 'unknown'), redact_private(:stdin ->> '$.cwd'), :stdin ->> '$.tool_name',
        redact_private(substr(coalesce(:stdin ->> '$.error', ''), 1, 20000)),
-       CASE WHEN :stdin ->> '$.tool_name' = 'Bash' THEN redact_private(command_subject(:stdin ->> '$.tool_input.command')) END,
-       CASE WHEN :stdin ->> '$.tool_name' = 'Bash'
+       CASE WHEN :stdin ->> '$.tool_name' IN ('Bash', 'PowerShell') THEN redact_private(command_subject(:stdin ->> '$.tool_input.command')) END,
+       CASE WHEN :stdin ->> '$.tool_name' IN ('Bash', 'PowerShell')
             THEN substr(trim(redact_private(substr(:stdin ->> '$.tool_input.command', 1, 20000))), 1, 200) END,
        redact_path(coalesce(:stdin ->> '$.tool_input.file_path', :stdin ->> '$.tool_input.notebook_path')),
        redact_private(substr(coalesce(:stdin ->> '$.tool_input.pattern', :stdin ->> '$.tool_input.url',
-                                      :stdin ->> '$.tool_input.query', :stdin ->> '$.tool_input.skill'), 1, 200)),
+                                      :stdin ->> '$.tool_input.query', :stdin ->> '$.tool_input.skill',
+                                      -- a Read of part of a file: which part
+                                      'offset ' || (:stdin ->> '$.tool_input.offset') || ', limit '
+                                        || coalesce(:stdin ->> '$.tool_input.limit', '-'),
+                                      'limit ' || (:stdin ->> '$.tool_input.limit')), 1, 200)),
        coalesce(:stdin ->> '$.tool_input.dangerouslyDisableSandbox', 0) IN (1, 'true'),
        :stdin ->> '$.agent_id', :stdin ->> '$.tool_use_id',
        -- an interrupt, the tool's own error, or Claude Code's report of
@@ -43,7 +47,8 @@ SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
 UPDATE temp.payload SET error_key = normalize_error(error), error_raw = substr(error, 1, 500),
                         english = translate_messages(error)
 WHERE kind IN ('error', 'interrupt');
-UPDATE temp.payload SET signature = error_signature(english), headline = error_headline(english)
+UPDATE temp.payload SET signature = error_signature(english), headline = error_headline(english),
+                        identified = error_identified(english)
 WHERE kind IN ('error', 'interrupt');
 
 -- 1. The event (before anything that may be slow or fail: it commits
@@ -61,7 +66,9 @@ SELECT 1, CASE kind WHEN 'error' THEN 'tool_error' WHEN 'interrupt' THEN 'tool_i
             THEN json_patch(json_object('tool', tool, 'error', error_key, 'errorRaw', error_raw,
                              'signature', signature, 'headline', headline, 'subject', subject, 'line', line,
                              'file', file, 'target', target, 'agentId', agent_id, 'toolUseId', tool_use_id),
-                            json_object('sandboxOff', CASE WHEN sandbox_off THEN json('true') END))
+                            -- an output that does not say what went wrong is not learned from
+                            json_object('sandboxOff', CASE WHEN sandbox_off THEN json('true') END,
+                                        'identified', CASE WHEN NOT identified THEN json('false') END))
             ELSE json_object('tool', tool, 'kind', kind, 'subject', subject, 'file', file,
                              'agentId', agent_id, 'toolUseId', tool_use_id) END
 FROM temp.payload;

@@ -68,6 +68,11 @@ const SHELL_SEARCHES: &[&str] = &[
 /// Programs that list a folder, for a Read of a folder.
 const LISTINGS: &[&str] = &["ls", "find", "tree", "fd", "fdfind", "dir", "Get-ChildItem"];
 
+/// Programs that tell about a file without reading what is in it.
+const COUNTS: &[&str] = &[
+    "wc", "ls", "stat", "file", "du", "test", "[", "touch", "rm", "mv", "cp", "chmod",
+];
+
 /// Programs that do the job of one that is missing.
 const SUBSTITUTES: &[(&str, &[&str])] = &[
     ("tree", &["find", "ls", "fd"]),
@@ -116,6 +121,9 @@ pub struct Step {
     pub target: Option<String>,
     /// Bash run with `dangerouslyDisableSandbox`.
     pub sandbox_off: bool,
+    /// An error whose output does not say what went wrong (only `Exit code
+    /// 1`, a task runner's "task failed"): nothing to learn a fix for.
+    pub unidentified: bool,
     /// Successes: an edit's before → after.
     pub edit: Option<Json>,
     /// The project folder (stored paths are relative to it in a fix).
@@ -153,6 +161,7 @@ impl Step {
                 .or_else(|| text(&["meta", "target"]))
                 .or_else(|| text(&["target"])),
             sandbox_off: flag(&["meta", "sandboxOff"]) || flag(&["sandboxOff"]),
+            unidentified: text(&["identified"]).is_some_and(|v| v == "false" || v == "0"),
             edit: data
                 .get("meta")
                 .and_then(|m| m.get("edit"))
@@ -162,8 +171,13 @@ impl Step {
         }
     }
 
+    /// The tool; a shell's (Bash, PowerShell) is `Bash`: commands alike.
     fn tool(&self) -> &str {
-        self.tool.as_deref().unwrap_or("")
+        match self.tool.as_deref() {
+            Some("PowerShell") => "Bash",
+            Some(tool) => tool,
+            None => "",
+        }
     }
 
     fn command(&self) -> Option<Command> {
@@ -227,14 +241,15 @@ enum Relation {
 /// `tests/a.py`, `a.py` covers `a.py::test_x`).
 fn covers(retry: &[String], failed: &[String]) -> bool {
     retry.is_empty()
-        || failed.iter().all(|f| {
-            retry.iter().any(|r| {
-                f == r
-                    || f.strip_prefix(r.as_str()).is_some_and(|rest| {
-                        r.ends_with('/') || rest.starts_with('/') || rest.starts_with("::") || rest.starts_with(':')
-                    })
+        || !failed.is_empty()
+            && failed.iter().all(|f| {
+                retry.iter().any(|r| {
+                    f == r
+                        || f.strip_prefix(r.as_str()).is_some_and(|rest| {
+                            r.ends_with('/') || rest.starts_with('/') || rest.starts_with("::") || rest.starts_with(':')
+                        })
+                })
             })
-        })
 }
 
 /// The program a failed command could not find (`command not found`).
@@ -248,8 +263,9 @@ fn missing_program(e: &Step) -> Option<String> {
     }
 }
 
-/// How success `s` is related to error `e`, if it is.
-fn relation(e: &Step, s: &Step) -> Option<Relation> {
+/// How success `s` is related to error `e`, if it is; `between` are the
+/// steps in between.
+fn relation(e: &Step, s: &Step, between: &[Step]) -> Option<Relation> {
     if !e.is_error || s.is_error || e.tool.is_none() {
         return None;
     }
@@ -261,56 +277,87 @@ fn relation(e: &Step, s: &Step) -> Option<Relation> {
             if e.line.is_none() {
                 return (e.subject.is_some() && e.subject == s.subject).then_some(Relation::SameOperation);
             }
-            let (ec, sc) = (e.command()?, s.command()?);
-            if e.subject.is_some() && e.subject == s.subject {
-                let related = if ec.inspection {
-                    sc.arguments == ec.arguments
-                } else {
-                    covers(&sc.arguments, &ec.arguments)
-                };
-                if related {
+            let ec = e.command()?;
+            let successes = command::analyse_chain(s.line.as_deref()?);
+            // the same operation: any command the success ran (each of a
+            // chain did), and a tool run with or without a program in front
+            let same = |failed: &Command, ran: &Command| {
+                failed.subject == ran.subject
+                    // `pytest --markers` is not a run of the tests
+                    && (failed.inspection || !ran.inspection)
+                    && if failed.inspection {
+                        ran.arguments == failed.arguments
+                    } else {
+                        covers(&ran.arguments, &failed.arguments)
+                    }
+            };
+            let unwrapped = command::without_front(&ec);
+            for sc in &successes {
+                // skipping the checks (`git commit --no-verify`) fixes nothing
+                if sc.options.iter().any(|o| o == "--no-verify") && !ec.options.iter().any(|o| o == "--no-verify") {
+                    continue;
+                }
+                if same(&ec, sc)
+                    || unwrapped.as_ref().is_some_and(|inner| same(inner, sc))
+                    || command::without_front(sc).is_some_and(|inner| same(&ec, &inner))
+                {
                     return Some(Relation::SameOperation);
                 }
-                return None;
             }
+            // a substitute for a program that was not found
             let missing = missing_program(e)?;
             let program = command::program_name(&missing);
             let substitutes = SUBSTITUTES
                 .iter()
                 .find(|(p, _)| *p == program)
                 .map_or(&[][..], |(_, s)| *s);
-            (ec.program == program && substitutes.iter().any(|sub| sc.subject == *sub || sc.program == *sub))
-                .then_some(Relation::Substitute)
+            (ec.program == program
+                && successes
+                    .iter()
+                    .any(|sc| substitutes.iter().any(|sub| sc.subject == *sub || sc.program == *sub)))
+            .then_some(Relation::Substitute)
         }
         ("Read", "Read") => same_file.then_some(Relation::SameOperation),
         (e, s) if FILE_WRITERS.contains(&e) && FILE_WRITERS.contains(&s) => {
             same_file.then_some(Relation::SameOperation)
         }
-        ("Grep" | "Glob", "Bash") => {
-            let sc = s.command()?;
-            SHELL_SEARCHES
-                .iter()
-                .any(|p| sc.program == *p || sc.subject == *p)
-                .then_some(Relation::Substitute)
-        }
+        ("Grep" | "Glob", "Bash") => command::analyse_chain(s.line.as_deref()?)
+            .iter()
+            .any(|sc| SHELL_SEARCHES.iter().any(|p| sc.program == *p || sc.subject == *p))
+            .then_some(Relation::Substitute),
         ("Read", "Bash" | "Glob" | "LS") => {
+            // a folder listed after reading it failed (EISDIR); a file too
+            // large to read, read otherwise (jq, python, head …)
             let raw = e.error_raw.as_deref().unwrap_or("");
-            let folder = e.file.as_deref()?;
-            if !raw.contains("EISDIR") {
-                return None;
-            }
-            let folder = folder.trim_end_matches('/');
-            let names_folder = |word: &str| {
-                let word = word.trim_end_matches('/');
-                !word.is_empty() && (folder == word || folder.ends_with(&format!("/{word}")))
+            let path = e.file.as_deref()?.trim_end_matches(['/', '\\']);
+            let names_it = |word: &str| {
+                let word = word.trim_end_matches(['/', '\\']);
+                !word.is_empty()
+                    && (path == word
+                        || path.ends_with(&format!("/{word}"))
+                        || path.ends_with(&format!("\\{word}"))
+                        || word.ends_with(path))
             };
-            let listed = match s.tool() {
-                "Bash" => s.command().is_some_and(|c| {
-                    LISTINGS.contains(&c.program.as_str()) && c.arguments.iter().any(|a| names_folder(a))
-                }),
-                _ => s.target.as_deref().is_some_and(names_folder) || s.file.as_deref().is_some_and(names_folder),
+            let folder = raw.contains("EISDIR");
+            let too_large = raw.contains("exceeds maximum allowed tokens");
+            let related = match (s.tool(), folder, too_large) {
+                ("Bash", true, _) => command::analyse_chain(s.line.as_deref()?)
+                    .iter()
+                    .any(|c| LISTINGS.contains(&c.program.as_str()) && c.arguments.iter().any(|a| names_it(a))),
+                // (a program that reads it: not `wc -l` or `ls -l` of it)
+                ("Bash", _, true) => command::analyse_chain(s.line.as_deref()?)
+                    .iter()
+                    .any(|c| !COUNTS.contains(&c.program.as_str()) && c.arguments.iter().any(|a| names_it(a))),
+                ("Glob" | "LS", true, _) => {
+                    s.target.as_deref().is_some_and(names_it) || s.file.as_deref().is_some_and(names_it)
+                }
+                _ => false,
             };
-            listed.then_some(Relation::Substitute)
+            related.then_some(Relation::Substitute)
+        }
+        // a search retried (its pattern mended): the next one of its tool
+        ("Grep" | "Glob", b) if b == e.tool() => {
+            (!between.iter().any(|m| !m.is_error && m.tool() == b)).then_some(Relation::SameOperation)
         }
         (a, b) if a == b => {
             let same_target = e.target.is_some() && e.target == s.target;
@@ -340,23 +387,42 @@ fn relative_in(text: &str, project: Option<&str>) -> String {
     }
 }
 
-/// What the retry changed in its own call, compared with the failed one.
+/// What the retry changed in its own call, compared with the failed one:
+/// a program in front dropped or added, another version of the program,
+/// wrappers and assignments, options, the sandbox.
 fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
     let mut changed = Vec::new();
-    if let (Some(ec), Some(sc)) = (e.command(), s.command()) {
-        if command::program_name(&ec.invoked) == ec.program
-            && ec.invoked.rsplit('/').next() != sc.invoked.rsplit('/').next()
-        {
-            changed.push(format!("{} instead of {}", sc.invoked, ec.invoked));
-        }
-        for p in sc.prefix.iter().filter(|p| !ec.prefix.contains(p)) {
-            changed.push(p.clone());
-        }
-        for o in sc.options.iter().filter(|o| !ec.options.contains(o)) {
-            changed.push(o.clone());
-        }
-        for o in ec.options.iter().filter(|o| !sc.options.contains(o)) {
-            changed.push(format!("without {o}"));
+    let tail = |word: &str| word.rsplit(['/', '\\']).next().unwrap_or(word).to_owned();
+    if let (Some(ec), Some(line)) = (e.command(), s.line.as_deref().filter(|_| s.tool() == "Bash")) {
+        let successes = command::analyse_chain(line);
+        let front_dropped = command::without_front(&ec);
+        // the command of the success that is the retry, and the failed one as compared
+        let pair = successes.iter().find_map(|sc| {
+            if sc.subject == ec.subject {
+                Some((ec.clone(), sc.clone()))
+            } else if let Some(inner) = front_dropped.as_ref().filter(|i| i.subject == sc.subject) {
+                changed.push(format!("without {}", tail(&ec.invoked)));
+                Some((inner.clone(), sc.clone()))
+            } else if let Some(inner) = command::without_front(sc).filter(|i| i.subject == ec.subject) {
+                changed.push(format!("through {}", tail(&sc.invoked)));
+                Some((ec.clone(), inner))
+            } else {
+                None
+            }
+        });
+        if let Some((ec, sc)) = pair {
+            if ec.program == sc.program && tail(&ec.invoked) != tail(&sc.invoked) {
+                changed.push(format!("{} instead of {}", tail(&sc.invoked), tail(&ec.invoked)));
+            }
+            for p in sc.prefix.iter().filter(|p| !ec.prefix.contains(p)) {
+                changed.push(p.clone());
+            }
+            for o in sc.options.iter().filter(|o| !ec.options.contains(o)) {
+                changed.push(o.clone());
+            }
+            for o in ec.options.iter().filter(|o| !sc.options.contains(o)) {
+                changed.push(format!("without {o}"));
+            }
         }
     } else if e.target != s.target && s.target.is_some() && e.tool() == s.tool() {
         changed.push(s.target.clone().unwrap_or_default());
@@ -386,10 +452,10 @@ pub fn resolutions(stream: &[Step], unlearned: impl Fn(&Step) -> bool) -> Vec<Re
     let project = success.project.as_deref();
     let mut found = Vec::new();
     for (at, error) in stream[..current].iter().enumerate() {
-        if !error.is_error || error.error.as_deref().is_none_or(str::is_empty) {
+        if !error.is_error || error.unidentified || error.error.as_deref().is_none_or(str::is_empty) {
             continue;
         }
-        let Some(relation) = relation(error, success) else {
+        let Some(relation) = relation(error, success, &stream[at + 1..current]) else {
             continue;
         };
         if !unlearned(error) {

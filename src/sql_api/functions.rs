@@ -52,6 +52,12 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         flags: INFO,
     },
     ScalarFunction {
+        name: "error_identified",
+        n_args: 1,
+        func: error_identified,
+        flags: PURE,
+    },
+    ScalarFunction {
         name: "error_headline",
         n_args: 1,
         func: error_headline,
@@ -249,6 +255,16 @@ fn translate_messages(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) ->
     let db = api::context_db_handle(ctx);
     let english = catalog::translate(db, &text).map_err(Error::new_message)?;
     api::result_text(ctx, english)?;
+    Ok(())
+}
+
+/// 1 when the text says what went wrong, 0 when its identifying line is
+/// only the first line there was (or a wrapper's "task failed").
+fn error_identified(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    match text_arg(args, 0) {
+        Some(text) => api::result_int64(ctx, signature::signature(&text).identified.into()),
+        None => api::result_null(ctx),
+    }
     Ok(())
 }
 

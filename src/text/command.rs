@@ -49,6 +49,38 @@ pub fn command_subject(line: &str) -> Option<String> {
     analyse(line).map(|c| c.subject)
 }
 
+/// The commands a line's success proves succeeded (see `proven_commands`),
+/// but setup and chatter (`cd`, `echo` …) unless there is nothing else.
+pub fn analyse_chain(line: &str) -> Vec<Command> {
+    let all: Vec<Command> = proven_commands(line).iter().filter_map(|w| read_command(w)).collect();
+    let (trivial, work): (Vec<Command>, Vec<Command>) =
+        all.into_iter().partition(|c| TRIVIAL.contains(&c.program.as_str()));
+    if work.is_empty() {
+        trivial.into_iter().last().into_iter().collect()
+    } else {
+        work
+    }
+}
+
+/// The same command without an unknown program in front of a known tool:
+/// `rtk bun run test` → `bun run test`, `mytool git push` → `git push`.
+pub fn without_front(command: &Command) -> Option<Command> {
+    if is_known(&command.program) {
+        return None;
+    }
+    // its positional words are the inner command's (its options were
+    // taken as the front program's: the subject does not need them)
+    let inner = read_command(&command.arguments)?;
+    is_known(&inner.program).then_some(inner)
+}
+
+/// A program errkb knows the operations of.
+fn is_known(program: &str) -> bool {
+    WITH_SUBCOMMANDS.iter().any(|(p, _)| *p == program)
+        || INTERPRETERS.contains(&program)
+        || VALUE_OPTIONS.iter().any(|(p, _)| *p == program)
+}
+
 /// The main command of a line: of a `&&` / `;` chain the last one that is
 /// not setup or chatter (`cd`, `export`, `echo` …), of `a || b` the left
 /// side, of a pipeline the first command that is not a feeder (`cat x |`,
@@ -71,12 +103,76 @@ pub fn analyse(line: &str) -> Option<Command> {
 /// How a simple command ended: what joins it to the next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Joint {
-    /// `&&`, `;`, `&`, a newline: the next one runs (too).
+    /// `&&`: the next one runs if this one succeeded.
+    And,
+    /// `;`, `&`, a newline, the end: the next one runs anyway.
     Then,
     /// `||`: the next one is a fallback.
     Or,
     /// `|`: the next one reads this one's output.
     Pipe,
+}
+
+/// Marks a word the lexer adds for what a command writes (`> file`) and
+/// for the text a here-document feeds it: they are arguments of the
+/// command, not words the user typed.
+const WRITES: char = '\u{1}';
+const HEREDOC: char = '\u{2}';
+/// How much of a here-document tells two apart.
+const HEREDOC_CHARS: usize = 80;
+
+/// Commands a pipeline's output goes through that do not fail when the
+/// command before them does: a success of `npm test | tail -20` says
+/// nothing about the tests.
+const PASSIVE_FILTERS: &[&str] = &[
+    "head", "tail", "grep", "egrep", "fgrep", "sort", "uniq", "wc", "cat", "tee", "less", "more", "cut", "tr", "awk",
+    "sed", "column", "fold", "nl", "pv", "rev", "fmt", "strings", "ts",
+];
+
+/// The commands a line's success proves ran and succeeded: those of its
+/// last list item (after the last `;` or newline) joined by `&&`, each but
+/// for what feeds a passive filter; none when a `||` could have stood in
+/// for a failure (`cmd || true`).
+fn proven_commands(line: &str) -> Vec<Vec<String>> {
+    let lexed = lex(line);
+    // the last list item: after the last `;`/newline that has something after it
+    let mut start = 0;
+    for (i, (_, joint)) in lexed.iter().enumerate() {
+        if *joint == Joint::Then && lexed[i + 1..].iter().any(|(w, _)| !w.is_empty()) {
+            start = i + 1;
+        }
+    }
+    let item = &lexed[start..];
+    if item.iter().any(|(_, joint)| *joint == Joint::Or) {
+        return Vec::new();
+    }
+    let mut proven = Vec::new();
+    let mut pipeline: Vec<&Vec<String>> = Vec::new();
+    for (words, joint) in item {
+        pipeline.push(words);
+        if *joint == Joint::Pipe {
+            continue;
+        }
+        // in a pipeline, a command is proven when no passive filter follows it
+        for (at, words) in pipeline.iter().enumerate() {
+            let passive_after = pipeline[at + 1..].iter().any(|w| {
+                w.iter()
+                    .find(|w| !is_assignment(w))
+                    .is_some_and(|w| PASSIVE_FILTERS.contains(&program_name(w).as_str()))
+            });
+            // (a filter that read a pipe proves only that it read it)
+            let filters_a_pipe = at > 0
+                && words
+                    .iter()
+                    .find(|w| !is_assignment(w))
+                    .is_some_and(|w| PASSIVE_FILTERS.contains(&program_name(w).as_str()));
+            if !passive_after && !filters_a_pipe && !words.is_empty() {
+                proven.push((*words).clone());
+            }
+        }
+        pipeline.clear();
+    }
+    proven
 }
 
 /// The simple commands of a line that matter, as words: the commands of a
@@ -99,7 +195,7 @@ fn simple_commands(line: &str) -> Vec<Vec<String>> {
                 }
                 skipping_fallback = true;
             }
-            Joint::Then => {
+            Joint::And | Joint::Then => {
                 if !skipping_fallback {
                     out.extend(main_of_pipeline(std::mem::take(&mut pipeline)));
                 }
@@ -145,10 +241,18 @@ fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
     let mut words: Vec<String> = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
-    // here-documents whose bodies start at the next newline: (delimiter, strip tabs)
-    let mut heredocs: Vec<(String, bool)> = Vec::new();
-    // the next word is a redirection's target (dropped)
-    let mut redirect_target = false;
+    // here-documents whose bodies start at the next newline: (delimiter,
+    // strip tabs, the command they feed)
+    let mut heredocs: Vec<(String, bool, usize)> = Vec::new();
+    // the next word is a redirection's target: dropped (an input), or kept
+    // as what the command writes
+    #[derive(PartialEq)]
+    enum Target {
+        No,
+        Input,
+        Output,
+    }
+    let mut redirect_target = Target::No;
     let mut i = 0;
     let n = chars.len();
 
@@ -156,10 +260,10 @@ fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
         () => {
             if in_word {
                 let w = std::mem::take(&mut word);
-                if redirect_target {
-                    redirect_target = false;
-                } else {
-                    words.push(w);
+                match std::mem::replace(&mut redirect_target, Target::No) {
+                    Target::No => words.push(w),
+                    Target::Output if w != "/dev/null" => words.push(format!("{WRITES}{w}")),
+                    _ => {}
                 }
                 in_word = false;
             }
@@ -218,7 +322,9 @@ fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
                 end_command!(Joint::Then);
                 i += 1;
                 // here-document bodies, in order
-                for (delimiter, strip) in std::mem::take(&mut heredocs) {
+                for (delimiter, strip, fed) in std::mem::take(&mut heredocs) {
+                    let body_start = i;
+                    let mut body_end = i;
                     while i < n {
                         let end = chars[i..].iter().position(|&c| c == '\n').map_or(n, |p| i + p);
                         let body_line: String = chars[i..end].iter().collect();
@@ -231,6 +337,15 @@ fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
                         if body_line == delimiter {
                             break;
                         }
+                        body_end = i;
+                    }
+                    // the text fed tells one here-document from another
+                    let body: String = chars[body_start..body_end.max(body_start)]
+                        .iter()
+                        .take(HEREDOC_CHARS)
+                        .collect();
+                    if let Some((fed_words, _)) = commands.get_mut(fed) {
+                        fed_words.push(format!("{HEREDOC}{}", body.trim()));
                     }
                 }
             }
@@ -239,7 +354,7 @@ fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
                 i += 1;
             }
             '&' if i + 1 < n && chars[i + 1] == '&' => {
-                end_command!(Joint::Then);
+                end_command!(Joint::And);
                 i += 2;
             }
             '&' if i + 1 < n && chars[i + 1] == '>' => {
@@ -249,7 +364,7 @@ fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
                 if i < n && chars[i] == '>' {
                     i += 1;
                 }
-                redirect_target = true;
+                redirect_target = Target::Output;
             }
             '&' => {
                 end_command!(Joint::Then);
@@ -284,7 +399,7 @@ fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
                     i += 2;
                     if i < n && chars[i] == '<' {
                         i += 1; // here-string: the word is the input
-                        redirect_target = true;
+                        redirect_target = Target::Input;
                         continue;
                     }
                     let strip = i < n && chars[i] == '-';
@@ -302,7 +417,7 @@ fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
                         i += 1;
                     }
                     if !delimiter.is_empty() {
-                        heredocs.push((delimiter, strip));
+                        heredocs.push((delimiter, strip, commands.len()));
                     }
                     continue;
                 }
@@ -318,7 +433,7 @@ fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
                     }
                     continue;
                 }
-                redirect_target = true;
+                redirect_target = if c == '<' { Target::Input } else { Target::Output };
             }
             '$' if i + 1 < n && chars[i + 1] == '(' => {
                 // a command substitution, kept as one word
@@ -361,8 +476,9 @@ fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
 /// Commands that set up or chat rather than do the work: in a chain, the
 /// main command is the last one that is not one of these.
 const TRIVIAL: &[&str] = &[
-    "cd", "pushd", "popd", "export", "source", ".", "set", "unset", "echo", "printf", "true", "false", ":", "exit",
-    "sleep", "clear", "wait", "alias", "local", "declare", "shopt", "trap", "read", "eval", "ulimit", "umask",
+    "for", "case", "select", "done", "fi", "esac", "function", "cd", "pushd", "popd", "export", "source", ".", "set",
+    "unset", "echo", "printf", "true", "false", ":", "exit", "sleep", "clear", "wait", "alias", "local", "declare",
+    "shopt", "trap", "read", "eval", "ulimit", "umask",
 ];
 
 /// Commands that only feed a pipe: `cat x | python y.py`.
@@ -1043,6 +1159,24 @@ fn options_with_value(table: &[(&'static str, &'static [&'static str])], program
 
 /// Reads one simple command's words.
 fn read_command(words: &[String]) -> Option<Command> {
+    // what it writes and what a here-document feeds it, apart from its words
+    let (extra, words): (Vec<&String>, Vec<&String>) = words
+        .iter()
+        .partition(|w| w.starts_with(WRITES) || w.starts_with(HEREDOC));
+    let words: Vec<String> = words.into_iter().cloned().collect();
+    let mut command = read_words(&words)?;
+    for word in extra {
+        if let Some(file) = word.strip_prefix(WRITES) {
+            command.inspection = false;
+            command.arguments.push(format!(">{file}"));
+        } else if let Some(text) = word.strip_prefix(HEREDOC) {
+            command.arguments.push(format!("<<{text}"));
+        }
+    }
+    Some(command)
+}
+
+fn read_words(words: &[String]) -> Option<Command> {
     let mut at = 0;
     let mut prefix = Vec::new();
     // assignments and wrappers, with their options
@@ -1054,6 +1188,14 @@ fn read_command(words: &[String]) -> Option<Command> {
             continue;
         }
         let name = program_name(word);
+        // the shell's own words before a command: `if grep …; then make; fi`
+        if matches!(
+            name.as_str(),
+            "do" | "then" | "else" | "elif" | "if" | "while" | "until" | "!"
+        ) {
+            at += 1;
+            continue;
+        }
         if let Some((_, takes_value)) = WRAPPERS.iter().find(|(w, _)| *w == name) {
             prefix.push(name.clone());
             at += 1;
@@ -1207,7 +1349,15 @@ fn read_command(words: &[String]) -> Option<Command> {
         || (command.subject == "git branch" && command.arguments.is_empty())
         || (program == "command" && rest.first().is_some_and(|w| *w == "-v"))
         || (program == "sed" && !rest.iter().any(|w| w.starts_with("-i")))
-        || command.options.iter().any(|o| o == "--version" || o == "--help") && command.arguments.is_empty();
+        || command.options.iter().any(|o| o == "--version" || o == "--help") && command.arguments.is_empty()
+        // asking a tool what it would do, or what it has, is a look
+        || command.options.iter().any(|o| {
+            matches!(
+                o.as_str(),
+                "--markers" | "--collect-only" | "--co" | "--dry-run" | "--list" | "--list-tests" | "--fixtures"
+            )
+        })
+        || command.subject.ends_with(" help");
     if command.subject == "git branch"
         && command
             .options
@@ -1469,6 +1619,42 @@ mod tests {
         ] {
             assert!(!analyse(line).unwrap().inspection, "{line}");
         }
+    }
+
+    #[test]
+    fn a_success_proves_what_it_could_not_hide() {
+        let subjects = |line| analyse_chain(line).into_iter().map(|c| c.subject).collect::<Vec<_>>();
+        assert_eq!(
+            subjects("cd web && bun run lint && bun run typecheck"),
+            ["bun run lint", "bun run typecheck"]
+        );
+        // a fallback, a filter after it, an earlier item of a list: no proof
+        assert!(subjects("npm test || echo failed").is_empty());
+        assert!(subjects("npm run build 2>&1 | head -50").is_empty());
+        assert_eq!(subjects("npm test; git status"), ["git status"]);
+        // a consumer after it is proof
+        assert_eq!(subjects("gh api x | jq .name"), ["gh api", "jq"]);
+        assert_eq!(subjects("cd x"), ["cd"]);
+    }
+
+    #[test]
+    fn what_a_command_writes_and_is_fed_are_its_arguments() {
+        let c = analyse("cat >> notes.md << 'EOF'\nhello\nEOF").unwrap();
+        assert!(!c.inspection);
+        assert_eq!(c.arguments, [">notes.md", "<<hello"]);
+        let a = analyse("python3 - <<PY\nprint(1)\nPY").unwrap();
+        let b = analyse("python3 - <<PY\nprint(2)\nPY").unwrap();
+        assert_eq!(a.subject, b.subject);
+        assert_ne!(a.arguments, b.arguments);
+        assert!(analyse("ls > /dev/null").unwrap().inspection);
+    }
+
+    #[test]
+    fn a_front_program_comes_off_a_known_tool() {
+        let inner = without_front(&analyse("rtk bun run test 2>&1").unwrap()).unwrap();
+        assert_eq!(inner.subject, "bun run test");
+        assert!(without_front(&analyse("npm test").unwrap()).is_none());
+        assert!(without_front(&analyse("mytool --fast report.txt").unwrap()).is_none());
     }
 
     #[test]

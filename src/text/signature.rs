@@ -93,6 +93,10 @@ pub struct Signature {
     /// The identifying line as the tool printed it, values kept (at most
     /// MAX_CHARS): what the advice quotes.
     pub headline: String,
+    /// Whether that line says what went wrong (a known shape of error, or
+    /// words that say something failed), rather than being only the first
+    /// line there was or a wrapper's "task failed".
+    pub identified: bool,
 }
 
 impl Signature {
@@ -172,7 +176,9 @@ pub fn signature(text: &str) -> Signature {
 }
 
 fn compute(text: &str) -> Signature {
-    let lines: Vec<&str> = text
+    // Colours and cursor moves (ANSI escapes) are not part of a message.
+    let plain = strip_ansi(text);
+    let lines: Vec<&str> = plain
         .lines()
         .map(|l| l.trim_end_matches('\r'))
         .filter(|l| !l.trim().is_empty())
@@ -181,7 +187,7 @@ fn compute(text: &str) -> Signature {
         Some(first) if EXIT_CODE.is_match(first) => &lines[1..],
         _ => &lines[..],
     };
-    let Some((headline, at)) = headline(lines) else {
+    let Some((headline, at, rank)) = headline(lines) else {
         return Signature::default();
     };
     let mut identifiers = Vec::new();
@@ -203,13 +209,57 @@ fn compute(text: &str) -> Signature {
         text = text.chars().take(MAX_CHARS).collect();
     }
     let headline = headline.trim().chars().take(MAX_CHARS).collect();
+    let identified = rank >= RANK_SAYS_WHAT_FAILED || !identifiers.is_empty();
     Signature {
         text,
         identifiers,
         values,
         headline,
+        identified,
     }
 }
+
+/// `text` without ANSI escape sequences (`ESC [ … letter`, `ESC ] … BEL`).
+fn strip_ansi(text: &str) -> Cow<'_, str> {
+    if !text.contains('\x1b') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek() {
+            Some('[') => {
+                chars.next();
+                // parameters, then one final letter (or ~)
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() || c == '~' {
+                        break;
+                    }
+                }
+            }
+            Some(']') => {
+                // an operating system command: up to BEL or ESC \
+                for c in chars.by_ref() {
+                    if c == '\x07' || c == '\x1b' {
+                        break;
+                    }
+                }
+            }
+            _ => {
+                chars.next();
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The rank of a line that says something failed (see `judge`): below it,
+/// the first line there was, or a wrapper's.
+const RANK_SAYS_WHAT_FAILED: u8 = 3;
 
 fn push_id(ids: &mut Vec<Identifier>, kind: IdKind, value: &str) {
     if !ids.iter().any(|i| i.kind == kind && i.value == value) {
@@ -333,8 +383,24 @@ rules! {
     JAVA_THREAD: |l| l.starts_with("Exception in thread \""), r#"^Exception in thread "[^"]*" (.*)$"#;
     NODE_ERROR: |l| l.contains("Error"), r"^(?:Uncaught )?(Error|[A-Z]\w*Error)(?: \[([A-Z_]+)\])?: (.+)$";
     RUSTC: |l| l.starts_with("error"), r"^error(\[E\d{4}\])?: (.+)$";
+    /// Linters name the rule a line breaks: markdownlint's `MD036/no-…`,
+    /// ruff's and flake8's `SIM115`, biome's `lint/correctness/…`,
+    /// commitlint's `✖ … [body-max-line-length]`, eslint's `3:1 error … rule`.
+    MARKDOWNLINT: |l| l.contains("MD"), r"(?:^|\s)(MD\d{3})(?:/[\w-]+)*\s+(.+)$";
+    RUFF: |l| l.bytes().take(8).any(|b| b.is_ascii_digit()), r"^(?:\S+?:\d+:\d+:?\s+)?([A-Z]{1,4}\d{2,4})\s+(\[\*\]\s+)?([A-Z`'].+)$";
+    BIOME: |l| l.contains("lint/"), r"(?:^|\s)(lint/\w+/\w+)\b";
+    COMMITLINT: |l| l.starts_with('✖'), r"^✖\s+(.+?)\s+\[([\w-]+)\]$";
+    ESLINT: |l| l.contains("error") || l.contains("warning"), r"^\s*\d+:\d+\s+(?:error|warning)\s+(.+?)\s{2,}(@?[\w-]+(?:/[\w-]+)*)$";
+    /// The rule of a linter's headline, as `judge` writes it.
+    LINT_HEAD: |h| h.bytes().take(24).any(|b| b.is_ascii_digit()) || h.starts_with("lint/"),
+        r"^(MD\d{3}|[A-Z]{1,4}\d{2,4}|lint/\w+/\w+)(?::|$)";
+    /// The rule of a commitlint or eslint headline (as `judge` writes it).
+    COMMITLINT_HEAD: |h| h.starts_with("commitlint "), r"^commitlint ([\w-]+):";
+    ESLINT_HEAD: |h| h.starts_with("eslint "), r"^eslint (@?[\w-]+(?:/[\w-]+)*):";
+    /// lint-staged: `[FAILED] markdownlint --fix [FAILED]`.
+    LINT_STAGED: |l| l.starts_with("[FAILED]") || l.starts_with("✖ ") && l.contains(" failed"), r"^\[FAILED\]|^✖ .* failed";
     /// Go's compiler: `./a.go:3:2: undefined: Foo`.
-    GO_COMPILE: |l| l.contains(".go:"), r"^(?:\./)?[\w./-]+\.go:\d+(?::\d+)?: (.+)$";
+    GO_COMPILE: |l| l.contains(".go:"), r"^(?:\./)?[\w./\\-]+\.go:\d+(?::\d+)?: (.+)$";
     TSC: |l| l.contains("error TS"), r"^(?:.+?\(\d+,\d+\): |.+?:\d+:\d+ - )?error (TS\d{4,5}): (.+)$";
     GCC_LIKE: |l| contains_any(l, &[": error", ": Error", ": fatal error"]),
         r"^(?:.+?):\d+(?::\d+)?: (?:fatal error|error|Error)(?: (C\d{4}))?: (.+)$";
@@ -364,14 +430,15 @@ rules! {
     FAILURE_WORDS: |l| contains_any(l, &["error", "fatal", "fail", "cannot", "can't", "could", "not ", "no such",
                                           "no rule", "denied", "refused", "invalid", "unexpected", "undefined",
                                           "exception", "abort", "missing", "unable", "unknown", "violates",
-                                          "conflict", "rejected", "unrecognized"]),
-        r"\b(?:error|fatal|failed|failure|cannot|can't|could not|couldn't|not found|no such|denied|refused|invalid|unexpected|undefined|exception|abort(?:ed)?|missing|unable|unknown|not allowed|violates|conflict|rejected|not a [\w-]+ command|does not exist|no rule|unrecognized)\b";
+                                          "conflict", "rejected", "unrecognized", "exceed", "illegal", "no matches",
+                                          "timed out", "does not", "errors"]),
+        r"\b(?:errors?|fatal|failed|failure|cannot|can't|could not|couldn't|not found|no such|denied|refused|invalid|unexpected|undefined|exception|abort(?:ed)?|missing|unable|unknown|not allowed|violates|conflict|rejected|not a [\w-]+ command|does not (?:exist|contain|match|support|accept)|no rule|unrecognized|exceed(?:s|ed)?|illegal|no matches found|timed out)\b";
 
     /// A shell saying a program is missing, in any of its ways:
     /// `bash: x: command not found`, `/bin/sh: 1: x: not found`,
     /// `/bin/bash: line 1: x: command not found`, `zsh: command not found: x`.
-    NOT_FOUND: |l| l.contains("not found"),
-        r"^(?:(?:[\w/.-]*/)?(?:ba|z|da|k|fi|c|tc)?sh(?:: line \d+)?: (?:\d+: )?)?([\w.+-]+): (?:command )?not found$|^(?:zsh|fish|bash): command not found: ([\w.+-]+)$";
+    NOT_FOUND: |l| contains_any(l, &["not found", "찾을 수 없음", "見つかりません", "nicht gefunden"]),
+        r"^(?:(?:[\w/.-]*/)?(?:ba|z|da|k|fi|c|tc)?sh(?:: (?:line|行|줄|Zeile|ligne|línea|riga|строка) \d+)?: (?:\d+: )?)?([\w.+-]+): (?:command not found|not found|명령어를 찾을 수 없음|コマンドが見つかりません|Kommando nicht gefunden)\.?$|^(?:zsh|fish|bash): command not found: ([\w.+-]+)$";
     /// Lines that only say that a task, script or test run failed (a task
     /// runner's, a package manager's, a test runner's), never the
     /// signature when a line says what went wrong.
@@ -381,7 +448,7 @@ rules! {
     HEX_ID: |h| h.bytes().filter(u8::is_ascii_hexdigit).count() >= 7, r"\b[0-9a-f]{7,40}\b";
     /// A branch or ref named in git's messages.
     GIT_REF: |h| contains_any(h, &["branch", "refspec", "remote ref", "reference", " -> ", "origin/", "upstream"]),
-        r"(?:current branch|refspec|remote ref|invalid reference:|[Bb]ranch|upstream) ([\w./@-]*[\w@])|\]\s+([\w./-]+) -> | -> ([\w./-]*\w)|\b((?:origin|upstream)/[\w./-]*\w)";
+        r"(?:current branch|src refspec|remote ref|invalid reference:|[Aa] branch named|upstream branch of|set-upstream-to=?) ([\w./@-]*[\w@])|\]\s+([\w./-]+) -> | -> ([\w./-]*\w)|\b((?:origin|upstream)/[\w./-]*\w)";
     /// The type an error is about: `'NoneType' object has no attribute`.
     TYPE_OBJECT: |h| h.contains("' object"), r"'([A-Za-z_][\w.]*)' object\b";
 
@@ -457,7 +524,7 @@ fn judge(line: &str) -> Option<Candidate> {
         return None;
     }
     let found = |rank: u8, text: String| Some(Candidate { rank, text });
-    if WRAPPER.is_match(trimmed) {
+    if WRAPPER.is_match(trimmed) || LINT_STAGED.is_match(trimmed) {
         // only better than a line that says nothing of an error
         return found(2, trimmed.to_string());
     }
@@ -488,6 +555,21 @@ fn judge(line: &str) -> Option<Candidate> {
                 &c[2]
             ),
         );
+    }
+    if let Some(c) = MARKDOWNLINT.captures(trimmed) {
+        return found(8, format!("{}: {}", &c[1], &c[2]));
+    }
+    if let Some(c) = BIOME.captures(trimmed) {
+        return found(8, c[1].to_string());
+    }
+    if let Some(c) = COMMITLINT.captures(trimmed) {
+        return found(8, format!("commitlint {}: {}", &c[2], &c[1]));
+    }
+    if let Some(c) = ESLINT.captures(line) {
+        return found(8, format!("eslint {}: {}", &c[2], &c[1]));
+    }
+    if let Some(c) = RUFF.captures(trimmed) {
+        return found(8, format!("{}: {}", &c[1], &c[3]));
     }
     if let Some(c) = GO_COMPILE.captures(trimmed) {
         return found(9, format!("go {}", &c[1]));
@@ -648,7 +730,7 @@ fn is_boilerplate(trimmed: &str) -> bool {
 /// The identifying line of `lines` and where it is. A Rust panic's message
 /// is on the line after `panicked at`; a node error is the first `Error:`
 /// line after the loader's frames.
-fn headline(lines: &[&str]) -> Option<(String, usize)> {
+fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
     let mut best: Option<(Candidate, usize)> = None;
     for (at, line) in lines.iter().enumerate() {
         let Some(mut candidate) = judge(line) else { continue };
@@ -671,7 +753,7 @@ fn headline(lines: &[&str]) -> Option<(String, usize)> {
             best = Some((candidate, at));
         }
     }
-    best.map(|(c, at)| (c.text, at))
+    best.map(|(c, at)| (c.text, at, c.rank))
 }
 
 /// errno names, as an error states them.
@@ -728,6 +810,15 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
     let mut text = SHELL_LINE.replace_all(headline, "").into_owned();
     text = HINT.replace_all(&text, "").into_owned();
     for c in CODE.captures_iter(headline) {
+        push_id(ids, IdKind::Code, &c[1]);
+    }
+    if let Some(c) = LINT_HEAD.captures(headline) {
+        push_id(ids, IdKind::Code, &c[1]);
+    }
+    if let Some(c) = COMMITLINT_HEAD.captures(headline) {
+        push_id(ids, IdKind::Code, &c[1]);
+    }
+    if let Some(c) = ESLINT_HEAD.captures(headline) {
         push_id(ids, IdKind::Code, &c[1]);
     }
     if let Some(c) = CURL_CODE.captures(headline) {
@@ -1182,6 +1273,34 @@ mod v3_tests {
         let a = signature(" ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs");
         let b = signature(" ! [rejected]        dev -> dev (fetch first)\nerror: failed to push some refs");
         assert_eq!(a.text, b.text);
+    }
+
+    #[test]
+    fn linters_are_known_by_their_rule() {
+        let md = signature("Exit code 1\n[FAILED] markdownlint --fix [FAILED]\n.planning/a.md:12 MD036/no-emphasis-as-heading Emphasis used instead of a heading [Context: \"Tasks\"]");
+        assert!(
+            md.text.starts_with("MD036: Emphasis used instead of a heading"),
+            "{}",
+            md.text
+        );
+        assert_eq!(md.identifier(IdKind::Code), Some("MD036"));
+        let ruff = signature("Exit code 1\nSIM115 Use a context manager for opening files\n   --> a.py:191:25");
+        assert_eq!(ruff.identifier(IdKind::Code), Some("SIM115"));
+        let commit = signature("⧗   input: feat: x\n✖   body's lines must not be longer than 100 characters [body-max-line-length]\n✖   found 1 problems, 0 warnings");
+        assert_eq!(
+            commit.identifier(IdKind::Code),
+            Some("body-max-line-length"),
+            "{}",
+            commit.text
+        );
+        let eslint = signature("/w/src/a.ts\n  3:1  error  'x' is defined but never used  @typescript-eslint/no-unused-vars\n\n✖ 1 problem");
+        assert_eq!(
+            eslint.identifier(IdKind::Code),
+            Some("@typescript-eslint/no-unused-vars"),
+            "{}",
+            eslint.text
+        );
+        assert!(md.identified && ruff.identified && commit.identified && eslint.identified);
     }
 
     #[test]

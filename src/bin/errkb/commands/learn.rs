@@ -10,28 +10,40 @@
 //! learning, and no advice. So importing learns exactly what the hooks
 //! would have learned.
 //!
-//! - Streams: a subagent's calls (`isSidechain`, with its `agentId`; in
-//!   newer clients a file of its own under `<session>/subagents/`) are the
+//! - Streams: a subagent's calls (`isSidechain` with its `agentId`; in
+//!   newer clients a file of its own under `<session>/subagents/`, or
+//!   `agent_progress` records mirrored into the session's file) are the
 //!   agent's own stream, as the hooks keep them (`agent_id`).
-//! - Order: a call counts when its result arrived (when PostToolUse fires),
-//!   so parallel calls of one turn are taken in the order they finished.
+//! - Order: a call counts when its result arrived (when PostToolUse fires):
+//!   the order of the results in the file, which Claude Code appends as
+//!   they come.
+//! - What reaches the hooks: Claude Code's input checks
+//!   (`<tool_use_error>`) reach no hook and are passed over; a user's
+//!   rejection is passed on as one (older clients write only the user's
+//!   words, which are never kept).
 //! - Idempotent: a call whose id an event already has (from a hook, or an
 //!   earlier import) is skipped (Claude Code's ids are unique across
 //!   sessions, and an older client's resumed session repeats its calls in a
 //!   new file under a new session id); a file unchanged since its last import is
 //!   not read again; a grown file adds only its new calls.
+//! - Beside live sessions: the writes go in short transactions (about
+//!   50 ms each) that take the write lock up front (`BEGIN IMMEDIATE`), so
+//!   a hook waits for at most one of them, never for a whole file.
 //! - Tolerant: unknown record types and fields are ignored (compaction
 //!   boundaries, summaries, attachments…); a line that is not JSON is
-//!   skipped and counted; a call without a result (cut off) is left out.
-//!   Input-validation failures (`<tool_use_error>`) are left out too: they
-//!   never reach the hooks.
+//!   skipped and counted; a call without a result (cut off) is left out; a
+//!   file that cannot be read, or a call the scripts cannot store (JSON
+//!   nested past SQLite's limit), is skipped with a warning and the rest is
+//!   imported. Memory is bounded by the longest line: files are read a
+//!   line at a time.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::io::IsTerminal;
+use std::io::{BufRead, IsTerminal};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Result};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -51,6 +63,9 @@ pub struct Summary {
     pub already_known: u64,
     pub fixes_learned: u64,
     pub malformed_lines: u64,
+    /// Files that could not be read, and calls that could not be stored.
+    pub unreadable_files: u64,
+    pub skipped_calls: u64,
 }
 
 impl std::fmt::Display for Summary {
@@ -70,6 +85,12 @@ impl std::fmt::Display for Summary {
         write!(f, "{} fixes learned", self.fixes_learned)?;
         if self.malformed_lines > 0 {
             write!(f, "; {} malformed lines skipped", self.malformed_lines)?;
+        }
+        if self.unreadable_files > 0 {
+            write!(f, "; {} files could not be read", self.unreadable_files)?;
+        }
+        if self.skipped_calls > 0 {
+            write!(f, "; {} calls could not be stored", self.skipped_calls)?;
         }
         writeln!(f)
     }
@@ -108,6 +129,14 @@ pub fn transcript_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     files
 }
 
+/// How long one write transaction of an import may hold the write lock: a
+/// hook that wants to write meanwhile waits for at most this long.
+const BATCH: Duration = Duration::from_millis(50);
+
+/// The result text an older client wrote for a user's rejection (only the
+/// user's words): passed on as the rejection it is.
+const REJECTED: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected.";
+
 pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
     let files = transcript_files(paths);
     let total: u64 = files
@@ -124,68 +153,39 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let mut scripts = Scripts {
-        success: script::Repeated::new(&hooks::script_for("PostToolUse")?, "success"),
-        failure: script::Repeated::new(&hooks::script_for("PostToolUseFailure")?, "failure"),
+    let mut importer = Importer {
+        conn,
+        scripts: Scripts {
+            success: script::Repeated::new(&hooks::script_for("PostToolUse")?, "success"),
+            failure: script::Repeated::new(&hooks::script_for("PostToolUseFailure")?, "failure"),
+        },
+        known: None,
+        refreshed: HashSet::new(),
+        batch_started: None,
+        summary: Summary::default(),
+        sessions: HashSet::new(),
     };
     conn.set_prepared_statement_cache_capacity(
-        scripts.success.statement_count() + scripts.failure.statement_count() + 8,
+        importer.scripts.success.statement_count() + importer.scripts.failure.statement_count() + 8,
     );
-    let mut summary = Summary::default();
-    let mut sessions = HashSet::new();
     let fixes_before = count_fixes(conn)?;
-    // Read when the first file is imported: none may need it.
-    let mut known_calls = None;
+    let mut readable = 0;
     for file in &files {
-        let metadata = std::fs::metadata(file).with_context(|| format!("cannot read {}", file.display()))?;
-        let size = metadata.len();
-        let mtime_ns = metadata
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as i64);
-        let key = file.to_string_lossy();
-        let seen: Option<(i64, i64)> = conn
-            .query_row(
-                "SELECT size, mtime_ns FROM transcript_imports WHERE path = ?1",
-                [&key],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        if seen == Some((size as i64, mtime_ns)) {
-            summary.unchanged_files += 1;
-            progress.inc(size);
-            continue;
-        }
-        let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-        summary.files += 1;
-        summary.bytes += bytes.len() as u64;
-        let calls = parse(&bytes, &mut summary.malformed_lines);
-        conn.execute_batch("BEGIN")?;
-        let known = match &mut known_calls {
-            Some(known) => known,
-            None => known_calls.insert(known_tool_calls(conn)?),
-        };
-        let imported = import_calls(conn, &mut scripts, known, &calls, &mut summary, &mut sessions);
-        match imported {
-            Ok(()) => {
-                conn.execute(
-                    "INSERT INTO transcript_imports (path, size, mtime_ns, ts) \
-                     VALUES (?1, ?2, ?3, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) \
-                     ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, ts = excluded.ts",
-                    params![key, size as i64, mtime_ns],
-                )?;
-                conn.execute_batch("COMMIT")?;
-            }
+        match importer.import_file(file, &progress) {
+            Ok(()) => readable += 1,
             Err(e) => {
-                let _ = conn.execute_batch("ROLLBACK");
-                return Err(e.context(format!("while importing {}", file.display())));
+                importer.abandon();
+                importer.summary.unreadable_files += 1;
+                progress.suspend(|| eprintln!("errkb learn: skipped {}: {e:#}", file.display()));
             }
         }
-        progress.inc(size);
     }
     progress.finish_and_clear();
-    summary.sessions = sessions.len() as u64;
+    if readable == 0 && !files.is_empty() {
+        bail!("none of the {} transcript files could be read", files.len());
+    }
+    let mut summary = importer.summary;
+    summary.sessions = importer.sessions.len() as u64;
     summary.fixes_learned = count_fixes(conn)? - fixes_before;
     Ok(summary)
 }
@@ -193,6 +193,183 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
 struct Scripts {
     success: script::Repeated,
     failure: script::Repeated,
+}
+
+/// Imports calls in short write transactions (see `BATCH`).
+struct Importer<'c> {
+    conn: &'c Connection,
+    scripts: Scripts,
+    /// The tool calls stored already; read when the first call is imported.
+    known: Option<HashSet<String>>,
+    /// Sessions whose calls the hooks stored live, read again in this
+    /// transaction.
+    refreshed: HashSet<String>,
+    batch_started: Option<Instant>,
+    summary: Summary,
+    sessions: HashSet<String>,
+}
+
+impl Importer<'_> {
+    fn import_file(&mut self, file: &Path, progress: &indicatif::ProgressBar) -> Result<()> {
+        let metadata = std::fs::metadata(file)?;
+        let size = metadata.len();
+        let mtime_ns = metadata
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i64);
+        // no user name in what is stored, the transcripts' path included
+        let key = errkb::text::redact::redact_private(&file.to_string_lossy()).into_owned();
+        let seen: Option<(i64, i64)> = self
+            .conn
+            .query_row(
+                "SELECT size, mtime_ns FROM transcript_imports WHERE path = ?1",
+                [&key],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        if seen == Some((size as i64, mtime_ns)) {
+            self.summary.unchanged_files += 1;
+            progress.inc(size);
+            return Ok(());
+        }
+        let mut reader = std::io::BufReader::new(std::fs::File::open(file)?);
+        self.summary.files += 1;
+        let mut transcript = Transcript::default();
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = reader.read_until(b'\n', &mut line)?;
+            if n == 0 {
+                break;
+            }
+            self.summary.bytes += n as u64;
+            progress.inc(n as u64);
+            for call in transcript.read_line(&line, &mut self.summary.malformed_lines) {
+                self.import_call(&call, file)?;
+            }
+        }
+        self.begin()?;
+        self.conn.execute(
+            "INSERT INTO transcript_imports (path, size, mtime_ns, ts) \
+             VALUES (?1, ?2, ?3, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) \
+             ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, ts = excluded.ts",
+            params![key, size as i64, mtime_ns],
+        )?;
+        self.commit()
+    }
+
+    /// A write transaction, taken with the lock up front (a deferred one
+    /// that later needs it fails at once when a hook holds it).
+    fn begin(&mut self) -> Result<()> {
+        if self.batch_started.is_none() {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+            self.batch_started = Some(Instant::now());
+            self.refreshed.clear();
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        if self.batch_started.take().is_some() {
+            self.conn.execute_batch("COMMIT")?;
+        }
+        Ok(())
+    }
+
+    /// After a failure: what the open transaction wrote is undone.
+    fn abandon(&mut self) {
+        if self.batch_started.take().is_some() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        self.scripts.success.forget_tables(self.conn);
+        self.scripts.failure.forget_tables(self.conn);
+    }
+
+    fn import_call(&mut self, call: &Call, file: &Path) -> Result<()> {
+        self.begin()?;
+        if self.known.is_none() {
+            self.known = Some(known_tool_calls(self.conn)?);
+        }
+        let known = self.known.as_mut().expect("read above");
+        // What the hooks recorded live in this session, as of this
+        // transaction: calls of a session that is still running.
+        if self.refreshed.insert(call.session_id.clone()) {
+            let mut live = self.conn.prepare_cached(
+                "SELECT data ->> '$.toolUseId' FROM events WHERE session_id = ?1 \
+                 AND type IN ('tool_use', 'tool_error', 'tool_interrupt', 'tool_blocked') \
+                 AND data ->> '$.toolUseId' IS NOT NULL",
+            )?;
+            for id in live.query_map([&call.session_id], |r| r.get::<_, String>(0))? {
+                known.insert(id?);
+            }
+        }
+        if !known.insert(call.tool_use_id.clone()) {
+            self.summary.already_known += 1;
+            return self.commit_when_due();
+        }
+        let (event, script, error, is_interrupt) = match &call.outcome {
+            Outcome::Success => ("PostToolUse", &mut self.scripts.success, None, None),
+            Outcome::Failure(text) => (
+                "PostToolUseFailure",
+                &mut self.scripts.failure,
+                Some(text.as_str()),
+                Some(false),
+            ),
+            Outcome::Interrupt(text) => (
+                "PostToolUseFailure",
+                &mut self.scripts.failure,
+                Some(text.as_str()),
+                Some(true),
+            ),
+        };
+        let payload = serde_json::to_string(&Payload {
+            session_id: &call.session_id,
+            cwd: call.cwd.as_deref(),
+            hook_event_name: event,
+            tool_name: &call.tool_name,
+            tool_input: &call.tool_input,
+            tool_use_id: &call.tool_use_id,
+            agent_id: call.agent_id.as_deref(),
+            error,
+            is_interrupt,
+        })?;
+        let mut params = Params::default();
+        params.set("stdin", payload);
+        params.set("event_ts", call.ts.clone());
+        // One call at a time: a call the scripts cannot store is skipped,
+        // and what it wrote undone, without losing the rest.
+        self.conn.execute_batch("SAVEPOINT call")?;
+        match script.run(self.conn, &params) {
+            Ok(()) => self.conn.execute_batch("RELEASE call")?,
+            Err(e) => {
+                self.conn.execute_batch("ROLLBACK TO call; RELEASE call")?;
+                script.forget_tables(self.conn);
+                self.summary.skipped_calls += 1;
+                eprintln!(
+                    "errkb learn: skipped tool call {} of {}: {e:#}",
+                    call.tool_use_id,
+                    file.display()
+                );
+                return self.commit_when_due();
+            }
+        }
+        self.summary.tool_calls += 1;
+        match call.outcome {
+            Outcome::Failure(_) => self.summary.errors += 1,
+            Outcome::Interrupt(_) => self.summary.interrupts += 1,
+            Outcome::Success => {}
+        }
+        self.sessions.insert(call.session_id.clone());
+        self.commit_when_due()
+    }
+
+    fn commit_when_due(&mut self) -> Result<()> {
+        if self.batch_started.is_some_and(|t| t.elapsed() >= BATCH) {
+            self.commit()?;
+        }
+        Ok(())
+    }
 }
 
 /// The tool calls already stored (by the hooks, or by an earlier import):
@@ -203,7 +380,8 @@ struct Scripts {
 fn known_tool_calls(conn: &Connection) -> Result<HashSet<String>> {
     let mut stmt = conn.prepare(
         "SELECT data ->> '$.toolUseId' FROM events \
-         WHERE type IN ('tool_use', 'tool_error', 'tool_interrupt') AND data ->> '$.toolUseId' IS NOT NULL",
+         WHERE type IN ('tool_use', 'tool_error', 'tool_interrupt', 'tool_blocked') \
+           AND data ->> '$.toolUseId' IS NOT NULL",
     )?;
     let ids = stmt.query_map([], |r| r.get::<_, String>(0))?;
     Ok(ids.collect::<rusqlite::Result<_>>()?)
@@ -217,8 +395,6 @@ fn count_fixes(conn: &Connection) -> Result<u64> {
 struct Call {
     /// When the result arrived: the time PostToolUse(Failure) fires.
     ts: String,
-    /// Position in the file, to keep the file's order among equal times.
-    position: usize,
     session_id: String,
     cwd: Option<String>,
     agent_id: Option<String>,
@@ -256,12 +432,39 @@ struct Record<'a> {
     message: Option<Message<'a>>,
     #[serde(rename = "toolUseResult", borrow, default)]
     tool_use_result: Option<&'a RawValue>,
+    /// `progress` records: a subagent's messages, mirrored.
+    #[serde(borrow, default)]
+    data: Option<Progress<'a>>,
 }
 
 #[derive(Deserialize)]
 struct Message<'a> {
     #[serde(borrow, default)]
     content: Option<&'a RawValue>,
+}
+
+/// A `progress` record's data: of an `agent_progress`, the subagent and
+/// the message it sent or got.
+#[derive(Deserialize)]
+struct Progress<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(rename = "agentId", borrow, default)]
+    agent_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    message: Option<Mirrored<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Mirrored<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    message: Option<Message<'a>>,
+    #[serde(rename = "toolUseResult", borrow, default)]
+    tool_use_result: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -296,52 +499,94 @@ struct PendingUse {
     input: Box<RawValue>,
 }
 
-/// The calls of one transcript file, in the order their results arrived.
-fn parse(bytes: &[u8], malformed: &mut u64) -> Vec<Call> {
-    let mut pending: HashMap<String, PendingUse> = HashMap::new();
-    let mut calls = Vec::new();
-    // uuid → (parent uuid, is a sidechain record): for sidechains of older
-    // clients, which name no agentId, the stream is the sidechain's root.
-    let mut parents: HashMap<String, (Option<String>, bool)> = HashMap::new();
-    for (position, line) in bytes.split(|&b| b == b'\n').enumerate() {
+/// What reading a transcript keeps between lines: the calls waiting for
+/// their results, and the records of older clients' sidechains.
+#[derive(Default)]
+struct Transcript {
+    pending: HashMap<String, PendingUse>,
+    /// uuid → (parent uuid, is a sidechain record): for sidechains of older
+    /// clients, which name no agentId, the stream is the sidechain's root.
+    parents: HashMap<String, (Option<String>, bool)>,
+}
+
+/// A message's place: the record's, or a mirrored subagent message's.
+struct Place<'a> {
+    kind: &'a str,
+    timestamp: Option<&'a str>,
+    agent_id: Option<String>,
+    content: &'a RawValue,
+    tool_use_result: Option<&'a RawValue>,
+}
+
+impl Transcript {
+    /// The calls whose results this line holds, in the order given.
+    fn read_line(&mut self, line: &[u8], malformed: &mut u64) -> Vec<Call> {
         if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
+            return Vec::new();
         }
         let Ok(record) = serde_json::from_slice::<Record>(line) else {
             *malformed += 1;
-            continue;
+            return Vec::new();
         };
         if record.is_sidechain && record.agent_id.is_none() {
             if let Some(uuid) = &record.uuid {
-                parents.insert(
+                self.parents.insert(
                     uuid.to_string(),
                     (record.parent_uuid.as_deref().map(str::to_owned), true),
                 );
             }
         }
         let kind = record.kind.as_deref().unwrap_or("");
-        if kind != "assistant" && kind != "user" {
-            continue; // summaries, compaction boundaries, attachments, …
-        }
-        let Some(content) = record.message.as_ref().and_then(|m| m.content) else {
-            continue;
+        let place = match kind {
+            "assistant" | "user" => record.message.as_ref().and_then(|m| m.content).map(|content| Place {
+                kind,
+                timestamp: record.timestamp.as_deref(),
+                agent_id: match (&record.agent_id, record.is_sidechain) {
+                    (Some(agent), _) => Some(agent.to_string()),
+                    (None, true) => record
+                        .uuid
+                        .as_deref()
+                        .map(|uuid| format!("sidechain-{}", sidechain_root(&self.parents, uuid))),
+                    (None, false) => None,
+                },
+                content,
+                tool_use_result: record.tool_use_result,
+            }),
+            // a subagent's message, mirrored into its session's file
+            "progress" => record
+                .data
+                .as_ref()
+                .filter(|d| d.kind.as_deref() == Some("agent_progress"))
+                .and_then(|d| {
+                    let mirrored = d.message.as_ref()?;
+                    Some(Place {
+                        kind: mirrored.kind.as_deref()?,
+                        timestamp: mirrored.timestamp.as_deref().or(record.timestamp.as_deref()),
+                        agent_id: d.agent_id.as_deref().map(str::to_owned),
+                        content: mirrored.message.as_ref()?.content?,
+                        tool_use_result: mirrored.tool_use_result,
+                    })
+                }),
+            _ => None, // summaries, compaction boundaries, attachments, …
         };
-        if !content.get().starts_with('[') {
-            continue; // a plain prompt
+        let Some(place) = place else { return Vec::new() };
+        if !place.content.get().starts_with('[') {
+            return Vec::new(); // a plain prompt
         }
-        let Ok(blocks) = serde_json::from_str::<Vec<Block>>(content.get()) else {
+        let Ok(blocks) = serde_json::from_str::<Vec<Block>>(place.content.get()) else {
             *malformed += 1;
-            continue;
+            return Vec::new();
         };
+        let mut calls = Vec::new();
         for block in blocks {
             match block.kind.as_deref() {
-                Some("tool_use") => {
+                Some("tool_use") if place.kind == "assistant" => {
                     if let (Some(id), Some(name)) = (block.id, block.name) {
                         let input = block
                             .input
                             .map(|i| i.to_owned())
                             .unwrap_or_else(|| RawValue::from_string("{}".into()).expect("valid JSON"));
-                        pending.insert(
+                        self.pending.insert(
                             id.into_owned(),
                             PendingUse {
                                 name: name.into_owned(),
@@ -352,39 +597,33 @@ fn parse(bytes: &[u8], malformed: &mut u64) -> Vec<Call> {
                 }
                 Some("tool_result") => {
                     let Some(id) = block.tool_use_id else { continue };
-                    let Some(tool_use) = pending.remove(id.as_ref()) else {
+                    let Some(tool_use) = self.pending.remove(id.as_ref()) else {
                         continue;
                     };
                     let text = result_text(block.content);
                     if text.starts_with("<tool_use_error>") {
                         continue; // rejected before it ran: no hook saw it
                     }
-                    let interrupted_bash = record
-                        .tool_use_result
-                        .filter(|r| r.get().starts_with('{'))
-                        .and_then(|r| serde_json::from_str::<BashResult>(r.get()).ok())
-                        .is_some_and(|r| r.interrupted);
+                    let result = place.tool_use_result.map(RawValue::get).unwrap_or("");
+                    let interrupted_bash = result.starts_with('{')
+                        && serde_json::from_str::<BashResult>(result).is_ok_and(|r| r.interrupted);
                     let outcome = if text.starts_with("[Request interrupted by user") || interrupted_bash {
                         Outcome::Interrupt(text)
                     } else if block.is_error == Some(true) {
-                        Outcome::Failure(text)
+                        // older clients note a rejection only here
+                        if result == "\"User rejected tool use\"" {
+                            Outcome::Failure(REJECTED.to_owned())
+                        } else {
+                            Outcome::Failure(text)
+                        }
                     } else {
                         Outcome::Success
                     };
-                    let agent_id = match (&record.agent_id, record.is_sidechain) {
-                        (Some(agent), _) => Some(agent.to_string()),
-                        (None, true) => record
-                            .uuid
-                            .as_deref()
-                            .map(|uuid| format!("sidechain-{}", sidechain_root(&parents, uuid))),
-                        (None, false) => None,
-                    };
                     calls.push(Call {
-                        ts: record.timestamp.as_deref().unwrap_or("").to_owned(),
-                        position,
+                        ts: place.timestamp.unwrap_or("").to_owned(),
                         session_id: record.session_id.as_deref().unwrap_or("unknown").to_owned(),
                         cwd: record.cwd.as_deref().map(str::to_owned),
-                        agent_id,
+                        agent_id: place.agent_id.clone(),
                         tool_use_id: id.into_owned(),
                         tool_name: tool_use.name,
                         tool_input: tool_use.input,
@@ -394,10 +633,8 @@ fn parse(bytes: &[u8], malformed: &mut u64) -> Vec<Call> {
                 _ => {}
             }
         }
+        calls
     }
-    // Results in the order they arrived (ISO 8601 times sort as text).
-    calls.sort_by(|a, b| a.ts.cmp(&b.ts).then(a.position.cmp(&b.position)));
-    calls
 }
 
 /// The first record of the sidechain `uuid` belongs to.
@@ -445,73 +682,6 @@ struct Payload<'a> {
     error: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     is_interrupt: Option<bool>,
-}
-
-fn import_calls(
-    conn: &Connection,
-    scripts: &mut Scripts,
-    known: &mut HashSet<String>,
-    calls: &[Call],
-    summary: &mut Summary,
-    sessions: &mut HashSet<String>,
-) -> Result<()> {
-    // What the hooks recorded live in these sessions, as of now (inside
-    // this file's transaction): calls of a session that is still running.
-    let mut live = conn.prepare_cached(
-        "SELECT data ->> '$.toolUseId' FROM events WHERE session_id = ?1 \
-         AND type IN ('tool_use', 'tool_error', 'tool_interrupt') AND data ->> '$.toolUseId' IS NOT NULL",
-    )?;
-    for session in calls.iter().map(|c| &c.session_id).collect::<HashSet<_>>() {
-        for id in live.query_map([session], |r| r.get::<_, String>(0))? {
-            known.insert(id?);
-        }
-    }
-    for call in calls {
-        if !known.insert(call.tool_use_id.clone()) {
-            summary.already_known += 1;
-            continue;
-        }
-        let (event, script, error, is_interrupt) = match &call.outcome {
-            Outcome::Success => ("PostToolUse", &mut scripts.success, None, None),
-            Outcome::Failure(text) => (
-                "PostToolUseFailure",
-                &mut scripts.failure,
-                Some(text.as_str()),
-                Some(false),
-            ),
-            Outcome::Interrupt(text) => (
-                "PostToolUseFailure",
-                &mut scripts.failure,
-                Some(text.as_str()),
-                Some(true),
-            ),
-        };
-        let payload = serde_json::to_string(&Payload {
-            session_id: &call.session_id,
-            cwd: call.cwd.as_deref(),
-            hook_event_name: event,
-            tool_name: &call.tool_name,
-            tool_input: &call.tool_input,
-            tool_use_id: &call.tool_use_id,
-            agent_id: call.agent_id.as_deref(),
-            error,
-            is_interrupt,
-        })?;
-        let mut params = Params::default();
-        params.set("stdin", payload);
-        params.set("event_ts", call.ts.clone());
-        script
-            .run(conn, &params)
-            .with_context(|| format!("{event}.sql on tool call {}", call.tool_use_id))?;
-        summary.tool_calls += 1;
-        match call.outcome {
-            Outcome::Failure(_) => summary.errors += 1,
-            Outcome::Interrupt(_) => summary.interrupts += 1,
-            Outcome::Success => {}
-        }
-        sessions.insert(call.session_id.clone());
-    }
-    Ok(())
 }
 
 /// After install: a knowledge base from the user's past sessions, if they

@@ -313,6 +313,14 @@ impl Repeated {
         Ok(())
     }
 
+    /// After a run that failed and was rolled back: the temp tables it
+    /// made may be gone, so each is made again by the next run.
+    pub fn forget_tables(&mut self, conn: &Connection) {
+        for name in self.created.drain() {
+            let _ = conn.execute_batch(&format!("DROP TABLE IF EXISTS temp.{name}"));
+        }
+    }
+
     /// How many distinct statements a connection should keep prepared.
     pub fn statement_count(&self) -> usize {
         self.steps

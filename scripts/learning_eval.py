@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Learning precision on real Claude Code sessions (make eval).
+
+    python3 scripts/learning_eval.py [--write docs/EVAL.md] [--details]
+
+`errkb learn` reads the labelled real sessions (tests/fixtures/real_sessions,
+gunzipped into a temporary folder laid out as ~/.claude/projects) into an
+empty knowledge base. Every error it learned a fix for (`learned_errors`:
+the error, the success that showed it fixed, the steps kept) is judged
+against the labels written by hand from the transcripts alone
+(tests/fixtures/real_sessions/LABELS.md):
+
+- wrong: what was learned is not a fix of that error: the failure is not
+  the tool's own error (a rejection, a denial …), it was not fixed, or the
+  success taken for its fix is not one the label names;
+- correct and useful: the right success, a fix the label calls useful, and
+  the fix holds a decisive step (or, when the retry's own call was the
+  change, says what changed);
+- correct but useless: the right success, but a fix the label calls
+  useless, or one that lost the decisive step.
+
+Weak fixes (the same command with nothing changed) are stored but never
+advised, and are counted apart. A clearly fixed error (labelled a fixed
+error) with no fix learned is a miss.
+"""
+import argparse
+import gzip
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNNER = ROOT / "dist" / "errkb"
+SESSIONS = ROOT / "tests" / "fixtures" / "real_sessions"
+
+
+def labels():
+    out = {}
+    for path in sorted((SESSIONS / "labels").glob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            if line.strip():
+                label = json.loads(line)
+                out[label["error"]] = label
+    return out
+
+
+def unpack(into):
+    """The transcripts, gunzipped, as ~/.claude/projects/<source>/… ."""
+    for gz in sorted(SESSIONS.rglob("*.jsonl.gz")):
+        rel = gz.relative_to(SESSIONS).with_suffix("")  # drop .gz
+        dest = into / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with gzip.open(gz, "rb") as src, open(dest, "wb") as out:
+            shutil.copyfileobj(src, out)
+
+
+def learn(work):
+    projects = work / "projects"
+    unpack(projects)
+    db = work / "kb.db"
+    proc = subprocess.run([str(RUNNER), "--db", str(db), "learn", str(projects)], capture_output=True, text=True,
+                          env={**os.environ, "HOME": str(work)})
+    if proc.returncode != 0:
+        sys.exit(f"errkb learn failed: {proc.stderr}")
+    return db, proc.stdout
+
+
+def learned_pairs(db):
+    """(error tool_use_id, success tool_use_id, [step tool_use_ids], weak, resolution)"""
+    with sqlite3.connect(db) as conn:
+        ids = dict(conn.execute("SELECT id, data ->> '$.toolUseId' FROM events"))
+        rows = conn.execute("SELECT l.event_id, l.success_event_id, l.steps, f.weak, f.resolution "
+                            "FROM learned_errors AS l JOIN fixes AS f ON f.id = l.fix_id").fetchall()
+    pairs = []
+    for event_id, success_id, steps, weak, resolution in rows:
+        pairs.append((ids.get(event_id), ids.get(success_id), [ids.get(s) for s in json.loads(steps or "[]")],
+                      bool(weak), json.loads(resolution)))
+    return pairs
+
+
+def judge(pair, label):
+    """'wrong', 'useful' or 'useless', and why."""
+    error, success, steps, weak, fix = pair
+    if label is None:
+        return "wrong", "no label: not a failed call of the corpus"
+    if label["kind"] != "error":
+        return "wrong", f"not the tool's own error ({label['kind']})"
+    if label["fixed"] != "yes":
+        return "wrong", f"not fixed ({label['fixed']})"
+    if success not in label["fixed_by"]:
+        return "wrong", "another success than the one that fixed it"
+    decisive = set(label["decisive"])
+    if not label["useful"]:
+        return "useless", "a fix the label calls useless"
+    if decisive and not (decisive & set(steps)) and not (success in decisive and fix.get("changed")
+                                                          or success in decisive and fix.get("command")
+                                                          and fix.get("resolvedBy") == "cross_tool_resolution"):
+        return "useless", "the decisive step is not in the fix"
+    return "useful", ""
+
+
+def evaluate():
+    truth = labels()
+    with tempfile.TemporaryDirectory(prefix="errkb-learning-eval-") as tmp:
+        db, summary = learn(Path(tmp))
+        pairs = learned_pairs(db)
+    verdicts = []
+    for pair in pairs:
+        verdict, why = judge(pair, truth.get(pair[0]))
+        verdicts.append((pair, verdict, why))
+    learned = {p[0] for p in pairs}
+    fixed = [l for l in truth.values() if l["kind"] == "error" and l["fixed"] == "yes"]
+    missed = [l for l in fixed if l["error"] not in learned]
+    return {"summary": summary, "verdicts": verdicts, "fixed": fixed, "missed": missed, "labels": truth}
+
+
+def pct(n, d):
+    return f"{100 * n / d:.0f} %" if d else "–"
+
+
+def report(r):
+    advised = [v for v in r["verdicts"] if not v[0][3]]
+    weak = [v for v in r["verdicts"] if v[0][3]]
+    count = Counter(v for _, v, _ in advised)
+    non_errors = sum(1 for p, v, why in r["verdicts"] if why.startswith("not the tool's own error"))
+    fixed, missed = len(r["fixed"]), len(r["missed"])
+    useful_fixed = [l for l in r["fixed"] if l["useful"]]
+    useful_missed = [l for l in r["missed"] if l["useful"]]
+    n = len(advised)
+    lines = [
+        f"{len(r['labels'])} failed tool calls in {len({l['file'] for l in r['labels'].values()})} transcripts "
+        f"(tests/fixtures/real_sessions); {fixed} of them are errors the transcript shows fixed.",
+        "",
+        "| learned pairs (advised) | count | share |",
+        "|---|---:|---:|",
+        f"| correct and useful | {count['useful']} | {pct(count['useful'], n)} |",
+        f"| correct but useless | {count['useless']} | {pct(count['useless'], n)} |",
+        f"| wrong | {count['wrong']} | {pct(count['wrong'], n)} |",
+        f"| **all** | **{n}** | |",
+        "",
+        f"- Non-errors learned (rejections, denials, blocks, input checks): {non_errors}.",
+        f"- Weak fixes (the same command with nothing changed; stored, never advised): {len(weak)}, "
+        f"of which wrong {sum(1 for _, v, _ in weak if v == 'wrong')}.",
+        f"- Clearly fixed errors missed: {missed} of {fixed} ({pct(missed, fixed)}); of those whose fix is "
+        f"useful: {len(useful_missed)} of {len(useful_fixed)} ({pct(len(useful_missed), len(useful_fixed))}).",
+    ]
+    return "\n".join(lines)
+
+
+def details(r):
+    out = []
+    for (error, success, steps, weak, fix), verdict, why in r["verdicts"]:
+        if verdict != "useful":
+            label = r["labels"].get(error, {})
+            out.append(f"{verdict.upper()}{' (weak)' if weak else ''}: {error} → {success}: {why}\n"
+                       f"    label: {label.get('why', '')}\n    fix: {json.dumps(fix)[:300]}")
+    for l in r["missed"]:
+        out.append(f"MISSED{'' if l['useful'] else ' (useless)'}: {l['error']} {l['tool']} in {l['file']}: {l['why']}")
+    return "\n".join(out)
+
+
+def write_section(path, text):
+    begin, end = "<!-- begin learning (scripts/learning_eval.py) -->", "<!-- end learning -->"
+    doc = path.read_text()
+    block = f"{begin}\n{text}\n{end}"
+    if begin in doc:
+        doc = doc[:doc.index(begin)] + block + doc[doc.index(end) + len(end):]
+    else:
+        doc = doc.rstrip("\n") + "\n\n## Learning from real sessions\n\n" + block + "\n"
+    path.write_text(doc)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--write", type=Path, help="also write the report into this Markdown file's learning section")
+    ap.add_argument("--details", action="store_true", help="print every wrong or useless pair and every miss")
+    args = ap.parse_args()
+    r = evaluate()
+    text = report(r)
+    print(r["summary"].rstrip())
+    print(text)
+    if args.details:
+        print(details(r))
+    if args.write:
+        write_section(args.write, text)
+
+
+if __name__ == "__main__":
+    main()
