@@ -1,0 +1,242 @@
+"""What is learned from a session, case by case: each case is one session
+in Claude Code's transcript format, learned twice: by `errkb learn` from the
+transcript, and by the live hooks, fed the payloads Claude Code sends for
+the same calls in the same order. Both must store the same events and learn
+the same fixes, and those must be the fixes the case expects: only the
+tool's own errors, only related successes, each error of a chain, the
+decisive step kept, weak fixes marked, no user name stored."""
+import json
+import sys
+
+import pytest
+
+from conftest import ROOT, connection, runner
+
+sys.path.insert(0, str(ROOT / "scripts"))
+from transcript_corpus import Session  # noqa: E402
+
+HOME_CWD = "/Users/alice/work/shop"
+REJECTED = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file "
+            "edit, the new_string was NOT written to the file). The user provided the following reason for the "
+            "rejection:  use pnpm, and write to alice@example.com")
+PY_MISSING = ("Exit code 1\nTraceback (most recent call last):\n  File \"/Users/alice/work/shop/app.py\", line 1, "
+              "in <module>\n    import yaml\nModuleNotFoundError: No module named 'yaml'")
+
+
+def case_rejections_and_blocks_are_not_errors(s):
+    s.call("Bash", {"command": "npm install left-pad"}, REJECTED, True)
+    s.call("Bash", {"command": "npm install left-pad"}, "ok")
+    s.call("Write", {"file_path": f"{HOME_CWD}/CLAUDE.md", "content": "x"},
+           f"Claude requested permissions to write to {HOME_CWD}/CLAUDE.md, but you haven't granted it yet.", True)
+    s.call("Write", {"file_path": f"{HOME_CWD}/CLAUDE.md", "content": "x"}, "File created")
+    s.call("Bash", {"command": "cat .env"}, "PreToolUse:Bash hook error: [guard.sh]: reading .env is blocked", True)
+    s.call("Bash", {"command": "cat .env"}, "A=1")
+    s.call("Edit", {"file_path": f"{HOME_CWD}/a.py", "old_string": "x", "new_string": "y"},
+           "<tool_use_error>String to replace not found in file.</tool_use_error>", True)
+    return []
+
+
+def case_an_unrelated_success_is_not_a_fix(s):
+    s.bash("ls .claude/commands/", error="Exit code 2\nls: .claude/commands/: No such file or directory")
+    s.bash("ls -la .claude/settings.json", ".claude/settings.json")
+    s.bash("pytest tests/test_a.py", error="Exit code 1\nE   assert 1 == 2\nFAILED tests/test_a.py::test_x - assert 1 == 2")
+    s.bash("pytest tests/test_b.py", "1 passed")
+    s.bash("npm run build 2>&1", error="Exit code 1\nsrc/a.ts(3,1): error TS2304: Cannot find name 'foo'.")
+    s.bash("npm run build 2>&1 | tail -5", "error TS2304 again")  # the filter hides the status: no proof
+    return []
+
+
+def case_the_operation_is_found_past_wrappers(s):
+    s.bash("git -C ../repo gc --prune=now", error="Exit code 128\nfatal: bad object 3f9a8b2c4d5e")
+    s.bash("git -C ../repo fsck --lost-found", "dangling commit 1a2b3c4d")
+    s.bash("git -C ../repo gc --prune=now || true", "")  # || true proves nothing
+    s.bash("git -C /srv/repo gc --prune=now", "")
+    s.bash("rtk bun run test", error="Exit code 2\nerror: unrecognized subcommand 'bun'")
+    s.bash("bun run test 2>&1", "12 pass")
+    return [("git -C ../repo gc --prune=now", "git -C /srv/repo gc --prune=now"),
+            ("rtk bun run test", "bun run test 2>&1")]
+
+
+def case_each_error_of_a_chain(s):
+    s.bash("mise run lint:full", error="Exit code 1\n[lint] $ eslint .\n/w/src/a.ts\n  3:1  error  'x' is defined "
+                                       "but never used  no-unused-vars\n[lint] ERROR task failed")
+    s.call("Edit", {"file_path": f"{HOME_CWD}/src/a.ts", "old_string": "let x = 1;\n", "new_string": ""}, "ok")
+    s.bash("mise run lint:full", error="Exit code 1\n[lint] $ eslint .\n/w/src/b.ts\n  9:2  error  Missing "
+                                       "semicolon  semi\n[lint] ERROR task failed")
+    s.call("Edit", {"file_path": f"{HOME_CWD}/src/b.ts", "old_string": "run()", "new_string": "run();"}, "ok")
+    s.bash("mise run test", "ok")  # another task: not a retry of lint
+    s.bash("mise run lint:full", "0 problems")
+    return [("mise run lint:full", "mise run lint:full"), ("mise run lint:full", "mise run lint:full")]
+
+
+def case_the_decisive_step_is_kept(s):
+    s.bash("git status", error="Exit code 128\nfatal: unable to read 3f9a8b2c4d5e6f708192a3b4c5d6e7f8091a2b3c")
+    for n in range(6):
+        s.bash(f"git fsck --name-objects --no-dangling {n}", "checking objects")
+    s.bash("git read-tree HEAD", "")
+    s.bash("git status", "On branch main")
+    s.bash("python3 app.py", error=PY_MISSING)
+    s.bash("pip install pyyaml", "Successfully installed PyYAML-6.0")
+    s.bash(f"cd {HOME_CWD} && python3 app.py", "ok")
+    return [("git status", "git status"), ("python3 app.py", f"cd {HOME_CWD} && python3 app.py")]
+
+
+def case_what_the_retry_changed(s):
+    denied = "Exit code 1\ngo: failed to trim cache: open /Users/alice/Library/Caches/go-build/trim.txt: operation not permitted"
+    s.bash("go test ./...", error=denied)
+    s.call("Bash", {"command": "go test ./...", "dangerouslyDisableSandbox": True}, "ok")
+    s.bash("npm install", error="Exit code 1\nnpm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree")
+    s.bash("npm install --legacy-peer-deps", "added 12 packages")
+    s.bash("npm test", error="Exit code 1\nError: connect ECONNREFUSED 127.0.0.1:5432")
+    s.bash("npm test", "ok")  # nothing changed: weak
+    return [("go test ./...", "go test ./..."), ("npm install", "npm install --legacy-peer-deps"),
+            ("npm test", "npm test")]
+
+
+def case_substitutes_across_tools(s):
+    s.call("Grep", {"pattern": "useTodos", "path": HOME_CWD},
+           "ENOENT: no such file or directory, posix_spawn '/Users/alice/.local/share/claude/versions/2.1.41'", True)
+    s.bash("grep -rn useTodos src", "src/a.ts:1")
+    s.call("Read", {"file_path": f"{HOME_CWD}/src"}, f"EISDIR: illegal operation on a directory, read '{HOME_CWD}/src'", True)
+    s.bash("ls src/", "a.ts b.ts")
+    s.bash("tree -L 2", error="Exit code 127\nbash: tree: command not found")
+    s.bash("find . -maxdepth 2 -type d", "./src")
+    return [("Grep useTodos", "grep -rn useTodos src"), (f"Read {HOME_CWD}/src", "ls src/"),
+            ("tree -L 2", "find . -maxdepth 2 -type d")]
+
+
+def case_a_subagent_is_its_own_stream(s):
+    s.bash("python3 app.py", error=PY_MISSING)
+    s.bash("pip install pyyaml", "ok", agent="a1b2c3")       # the subagent's, not the main thread's fix
+    s.bash("python3 app.py", "ok", agent="a1b2c3")
+    s.bash("make build", error="Exit code 2\nmake: *** No rule to make target 'build'.  Stop.", agent="a1b2c3")
+    s.call("Edit", {"file_path": f"{HOME_CWD}/Makefile", "old_string": "bild:", "new_string": "build:"}, "ok",
+           agent="a1b2c3")
+    s.bash("make build", "ok", agent="a1b2c3")
+    return [("make build", "make build")]
+
+
+CASES = [case for name, case in sorted(globals().items()) if name.startswith("case_")]
+
+
+def build(case):
+    s = Session(cwd=HOME_CWD)
+    s.startup()
+    s.prompt("work")
+    expected = case(s)
+    return s, expected
+
+
+def payloads(session):
+    """What Claude Code sends the hooks for the session's calls, in the
+    order their results arrived: a failure's PostToolUseFailure, a
+    success's PostToolUse; its input checks reach no hook."""
+    records = [r for r in session.records if isinstance(r, dict)]
+    for agent, own in session.subagents.items():
+        records += own
+    records.sort(key=lambda r: r.get("timestamp", ""))
+    uses, out = {}, []
+    for r in records:
+        content = (r.get("message") or {}).get("content")
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if block.get("type") == "tool_use":
+                uses[block["id"]] = (block["name"], block["input"])
+            elif block.get("type") == "tool_result":
+                name, tool_input = uses[block["tool_use_id"]]
+                text = block["content"]
+                if text.startswith("<tool_use_error>"):
+                    continue
+                payload = {"session_id": r["sessionId"], "cwd": r["cwd"], "tool_name": name, "tool_input": tool_input,
+                           "tool_use_id": block["tool_use_id"]}
+                if r.get("agentId"):
+                    payload["agent_id"] = r["agentId"]
+                if block.get("is_error"):
+                    out.append(("PostToolUseFailure", {**payload, "hook_event_name": "PostToolUseFailure",
+                                                       "error": text, "is_interrupt": False}))
+                else:
+                    out.append(("PostToolUse", {**payload, "hook_event_name": "PostToolUse",
+                                                "tool_response": {"stdout": text}}))
+    return out
+
+
+def stored(db):
+    """Events and fixes as both ways must store them (what is the same
+    whatever the clock: no times, no row ids)."""
+    with connection(db) as conn:
+        ids = dict(conn.execute("SELECT id, data ->> '$.toolUseId' FROM events"))
+        events = sorted(conn.execute(
+            "SELECT data ->> '$.toolUseId', type, json_remove(data, '$.toolUseId') FROM events "
+            "WHERE type <> 'advice'").fetchall())
+        learned = sorted((ids[e], ids[s], tuple(ids[i] for i in json.loads(steps or "[]")), uid, weak,
+                          json.dumps({k: v for k, v in json.loads(res).items() if k != "sessionId"}, sort_keys=True))
+                         for e, s, steps, uid, weak, res in conn.execute(
+                             "SELECT l.event_id, l.success_event_id, l.steps, f.uid, f.weak, f.resolution "
+                             "FROM learned_errors AS l JOIN fixes AS f ON f.id = l.fix_id"))
+        counts = sorted(conn.execute("SELECT f.uid, c.replica, c.learned, c.sessions FROM fix_counts AS c "
+                                     "JOIN fixes AS f ON f.id = c.fix_id"))
+    return events, learned, counts
+
+
+def described(session, tool_use_id):
+    for r in [*session.records, *[x for own in session.subagents.values() for x in own]]:
+        if isinstance(r, dict):
+            for block in (r.get("message") or {}).get("content") or []:
+                if isinstance(block, dict) and block.get("id") == tool_use_id:
+                    i = block["input"]
+                    return i.get("command") or f"{block['name']} {i.get('file_path') or i.get('pattern')}"
+    raise KeyError(tool_use_id)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.__name__[len("case_"):] for c in CASES])
+def test_learn_and_the_hooks_learn_the_same_and_only_what_fixed_it(case, tmp_path):
+    session, expected = build(case)
+    projects = tmp_path / "projects"
+    session.write(projects)
+    learned_db = tmp_path / "learned.db"
+    out = runner("--db", str(learned_db), "learn", str(projects), env={"HOME": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    live_home = tmp_path / "live"
+    for event, payload in payloads(session):
+        proc = runner("hook", event, stdin=json.dumps(payload), env={"HOME": str(live_home)})
+        assert (proc.returncode, proc.stderr) == (0, "")
+    live_db = live_home / ".reflexion" / "data" / "reflexion.db"
+    by_learn, by_hooks = stored(learned_db), stored(live_db)
+    assert by_learn == by_hooks
+    events, learned, _ = by_learn
+    # only the expected pairs: (failed call, success that showed it fixed)
+    pairs = sorted((described(session, e), described(session, s)) for e, s, *_ in learned)
+    assert pairs == sorted(expected)
+    # nothing of the user's: no name from a home folder, no words of a rejection
+    for db in (learned_db, live_db):
+        dump = b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*"))
+        assert b"alice" not in dump and b"use pnpm" not in dump
+
+
+def test_what_each_case_learns_looks_right(tmp_path):
+    """The fixes themselves, for the cases where what is kept matters."""
+    fixes = {}
+    for case in (case_the_decisive_step_is_kept, case_what_the_retry_changed, case_each_error_of_a_chain):
+        session, _ = build(case)
+        projects = tmp_path / case.__name__
+        session.write(projects)
+        db = tmp_path / f"{case.__name__}.db"
+        runner("--db", str(db), "learn", str(projects), env={"HOME": str(tmp_path)}, check=True)
+        with connection(db) as conn:
+            for headline, resolution, weak in conn.execute("SELECT error_headline, resolution, weak FROM fixes"):
+                fixes[headline] = (json.loads(resolution), weak)
+    git = fixes["fatal: unable to read 3f9a8b2c4d5e6f708192a3b4c5d6e7f8091a2b3c"][0]
+    assert git["commands"][-1] == "git read-tree HEAD"            # the decisive step, kept when cut
+    assert len(git["commands"]) == 5 and "git status" not in git["commands"]
+    sandbox = next(f for h, (f, _) in fixes.items() if "operation not permitted" in h)
+    assert sandbox["changed"] == ["dangerouslyDisableSandbox"]
+    assert "~/Library" in json.dumps(sandbox) and "alice" not in json.dumps(sandbox)
+    assert fixes["npm error code ERESOLVE"][0]["changed"] == ["--legacy-peer-deps"] if "npm error code ERESOLVE" in fixes \
+        else any(f.get("changed") == ["--legacy-peer-deps"] for f, _ in fixes.values())
+    weak = [f for f, w in fixes.values() if w]
+    assert len(weak) == 1 and weak[0]["command"] == "npm test"
+    lint = [f for h, (f, _) in fixes.items() if "no-unused-vars" in h or "semi" in h]
+    assert len(lint) == 2 and all(f["edits"] for f in lint)
+    # the chain's first error keeps both edits, the second only its own
+    assert sorted(len(f["edits"]) for f in lint) == [1, 2]
