@@ -2,6 +2,7 @@
 //! loadable extension. `.load ./errkb` registers everything below, plus
 //! sqlite-vec (`vec0`, `vec_*`), so one load gives the whole SQL surface.
 
+pub mod advice;
 pub mod config;
 pub mod embedding;
 pub mod learning;

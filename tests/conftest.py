@@ -26,6 +26,12 @@ if shutil.which("sqlite3") is None:
 SCHEMA_VERSION = int((SQL / "schema.sql").read_text().rsplit("PRAGMA user_version = ", 1)[1].split(";")[0])
 
 
+# What errkb says is in the seed's Korean unless a test asks for English
+# (ERRKB_LANGUAGE=en, or "language" in config.json): whatever the locale
+# of the machine that runs the tests.
+LANGUAGE_ENV = {"ERRKB_LANGUAGE": "ko"}
+
+
 def sqlite(db, *statements, stdin=None, load=True, check=True, env=None, extension=None):
     """Run the sqlite3 shell on `db` (a path or ':memory:') with the
     extension loaded; each statement is a separate command-line argument.
@@ -35,6 +41,7 @@ def sqlite(db, *statements, stdin=None, load=True, check=True, env=None, extensi
         cmd += ["-cmd", f".load {Path(extension or EXTENSION).with_suffix('')}"]
     cmd += [str(db), *statements]
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("ERRKB_")}
+    full_env.update(LANGUAGE_ENV)
     full_env.update(env or {})
     proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, encoding="utf-8", errors="replace",
                           env=full_env)
@@ -80,6 +87,7 @@ def runner(*args, stdin=None, env=None, check=False, cwd=None, timeout=120):
     """Run dist/errkb with `args`; stdin as text. A run past `timeout`
     seconds fails the test (subprocess.TimeoutExpired) instead of hanging it."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("ERRKB_")}
+    full_env.update(LANGUAGE_ENV)
     full_env.update(env or {})
     proc = subprocess.run(
         [str(RUNNER), *args], input=stdin, capture_output=True, text=True, env=full_env, cwd=cwd,

@@ -29,8 +29,9 @@ def line_start(name):
     return first_line(name).split(": ", 1)[0] + ": "
 
 
-# The seed's phrases (SPEC §6), as the snapshots hold them.
-ADVICE_HEAD = first_line("hook-post-tool-use-failure-advice")
-FILE_HEAD = line_start("hook-pre-tool-use-file")
-BASH_HEAD = line_start("hook-pre-tool-use-bash")
+# The fixed phrases of each text (in the seed's Korean), as the snapshots
+# hold them.
+ADVICE_HEAD = first_line("hook-post-tool-use-failure-advice").split("]")[0] + "]"   # same or similar
+FILE_HEAD = line_start("hook-file-history")
+BASH_HEAD = line_start("hook-bash-warning")
 SUBAGENT_HEAD = first_line("hook-subagent-start")

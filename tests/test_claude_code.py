@@ -11,10 +11,7 @@ import pytest
 
 from claude_standin import StandIn, context_after, text, tool_use
 from conftest import CLAUDE, ROOT, connection, runner
-from snapshot import ADVICE_HEAD, BASH_HEAD, FILE_HEAD, SUBAGENT_HEAD
-
-BROKEN = "import yaml_helpers\nprint('ok')\n"
-
+from snapshot import snapshot as snapshot_text
 
 def claude(home, project, standin, prompt, *extra):
     env = {"HOME": str(home), "PATH": os.environ["PATH"], "ANTHROPIC_BASE_URL": standin.url,
@@ -42,39 +39,82 @@ def payloads(log):
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
 
 
-# Session 1: python fails on a missing module; the agent reads the file,
-# fixes the import and reruns it (learned); a subagent runs the script too.
+
+# The project the story plays in: a module that a script installs, a
+# report with a type error, a server that needs its database started.
+PROJECT = {
+    "app.py": "import shoplib\nprint(shoplib.NAME)\n",
+    "install-deps.sh": "#!/bin/sh\necho 'NAME = \"shop\"' > shoplib.py\n",
+    "report.py": "total = 3\nprint(\"total: \" + total)\n",
+    "server.py": ("import os, sys\nif not os.path.exists('db.started'):\n"
+                  "    raise ConnectionRefusedError(111, 'Connection refused: the database on 127.0.0.1:5432')\n"
+                  "print('serving')\n"),
+    "start-db.sh": "#!/bin/sh\ntouch db.started\n",
+}
+REPORT_FIXED = "total = 3\nprint(\"total: \" + str(total))\n"
+
+
+def reset(project):
+    for name, text in PROJECT.items():
+        (project / name).write_text(text)
+        if name.endswith(".sh"):
+            (project / name).chmod(0o755)
+    for made in ("shoplib.py", "db.started"):
+        (project / made).unlink(missing_ok=True)
+
+
+def bash(id, command):
+    return tool_use(id, "Bash", command=command, description="run")
+
+
+# Session 1: a missing module, fixed by an install; a TypeError, fixed by
+# an edit.
 TEACH = {
-    "start:SCRIPT-ONE": [tool_use("toolu_t1", "Bash", command="python3 app.py", description="run the app")],
-    "after:toolu_t1": [tool_use("toolu_t2", "Read", file_path="{project}/app.py")],
-    "after:toolu_t2": [tool_use("toolu_t3", "Edit", file_path="{project}/app.py",
-                                old_string="import yaml_helpers", new_string="import json")],
-    "after:toolu_t3": [tool_use("toolu_t4", "Bash", command="python3 app.py", description="run it again")],
-    "after:toolu_t4": [tool_use("toolu_t5", "Agent", description="check", prompt="HELPER-ONE check the app",
-                                subagent_type="general-purpose", run_in_background=False)],
-    "start:HELPER-ONE": [tool_use("toolu_s1", "Bash", command="python3 app.py", description="run")],
-    "after:toolu_s1": [text("fine")],
-    "after:toolu_t5": [text("done")],
+    "start:STORY-ONE": [bash("toolu_t1", "python3 app.py")],
+    "after:toolu_t1": [bash("toolu_t2", "./install-deps.sh")],
+    "after:toolu_t2": [bash("toolu_t3", "python3 app.py")],
+    "after:toolu_t3": [bash("toolu_t4", "python3 report.py")],
+    "after:toolu_t4": [tool_use("toolu_t5", "Read", file_path="{project}/report.py")],
+    "after:toolu_t5": [tool_use("toolu_t6", "Edit", file_path="{project}/report.py",
+                                old_string='print("total: " + total)', new_string='print("total: " + str(total))')],
+    "after:toolu_t6": [bash("toolu_t7", "python3 report.py")],
+    "after:toolu_t7": [text("done")],
 }
 
-# Session 2: the same failure again; the file is read twice; an unrelated
-# and a related command; a code subagent that fails the same way, and an
-# Explore agent.
+# Session 2: the module again (advice), the report read (its history), an
+# unknown error (nothing), a code subagent that is briefed and fixes the
+# unknown error, then the main thread's rerun of it (the warning: a fix it
+# was not told), the report's error in the main thread (told already by
+# the file's history: nothing), and the subagent hitting a known error it
+# was briefed on (nothing more).
 ADVISE = {
-    "start:SCRIPT-TWO": [tool_use("toolu_a1", "Bash", command="python3 app.py", description="run the app")],
-    "after:toolu_a1": [tool_use("toolu_a2", "Read", file_path="{project}/app.py")],
-    "after:toolu_a2": [tool_use("toolu_a3", "Read", file_path="{project}/app.py")],
-    "after:toolu_a3": [tool_use("toolu_a4", "Bash", command="ls", description="list")],
-    "after:toolu_a4": [tool_use("toolu_a5", "Bash", command="python3 app.py --verbose", description="rerun")],
-    "after:toolu_a5": [tool_use("toolu_a6", "Agent", description="fix", prompt="HELPER-CODE fix the app",
+    "start:STORY-TWO": [bash("toolu_a1", "python3 app.py")],
+    "after:toolu_a1": [bash("toolu_a2", "./install-deps.sh")],
+    "after:toolu_a2": [bash("toolu_a3", "python3 app.py")],
+    "after:toolu_a3": [tool_use("toolu_a4", "Read", file_path="{project}/report.py")],
+    "after:toolu_a4": [tool_use("toolu_a5", "Read", file_path="{project}/report.py")],
+    "after:toolu_a5": [bash("toolu_a6", "python3 server.py")],
+    "after:toolu_a6": [tool_use("toolu_a7", "Agent", description="fix", prompt="HELPER-FIX get the server up",
                                 subagent_type="general-purpose", run_in_background=False)],
-    "start:HELPER-CODE": [tool_use("toolu_c1", "Bash", command="python3 app.py", description="run")],
-    "after:toolu_c1": [text("still broken")],
-    "after:toolu_a6": [tool_use("toolu_a7", "Agent", description="look", prompt="HELPER-EXPLORE look around",
-                                subagent_type="Explore", run_in_background=False)],
-    "start:HELPER-EXPLORE": [text("nothing")],
-    "after:toolu_a7": [text("done")],
+    "start:HELPER-FIX": [bash("toolu_s1", "python3 server.py")],
+    "after:toolu_s1": [bash("toolu_s2", "./start-db.sh")],
+    "after:toolu_s2": [bash("toolu_s3", "python3 server.py")],
+    "after:toolu_s3": [bash("toolu_s4", "python3 report.py")],
+    "after:toolu_s4": [text("server is up")],
+    "after:toolu_a7": [bash("toolu_a8", "python3 server.py")],
+    "after:toolu_a8": [bash("toolu_a9", "python3 report.py")],
+    "after:toolu_a9": [text("done")],
 }
+
+# Session 3: the module again: a new session is told again.
+AGAIN = {
+    "start:STORY-THREE": [bash("toolu_b1", "python3 app.py")],
+    "after:toolu_b1": [text("done")],
+}
+
+ORDER = {"STORY-TWO": ["toolu_a1", "toolu_a2", "toolu_a3", "toolu_a4", "toolu_a5", "toolu_a6", "toolu_s1",
+                       "toolu_s2", "toolu_s3", "toolu_s4", "toolu_a7", "toolu_a8", "toolu_a9"],
+         "STORY-THREE": ["toolu_b1"]}
 
 
 def scripted(script, project):
@@ -86,66 +126,116 @@ def first_request_of(requests, marker):
     return next(r for r in requests if marker in json.dumps(r["messages"][0]["content"], ensure_ascii=False))
 
 
-@pytest.fixture(scope="module")
-def sessions(tmp_path_factory):
-    home = tmp_path_factory.mktemp("home")
-    project = tmp_path_factory.mktemp("project")
+def play(language, root):
+    """The story, with errkb installed and speaking `language`: what the
+    hooks received, and every request the client sent."""
+    home, project = root / f"home-{language}", root / f"project-{language}"
+    home.mkdir()
+    project.mkdir()
     runner("install", env={"HOME": str(home)}, check=True)
+    (home / ".reflexion" / "config.json").write_text(json.dumps({"language": language}))
     log = home / "payloads.jsonl"
     record_payloads(home, log)
-    (project / "app.py").write_text(BROKEN)
+    reset(project)
     with StandIn(scripted(TEACH, project)) as standin:
-        claude(home, project, standin, "SCRIPT-ONE")
+        claude(home, project, standin, "STORY-ONE")
         teach = list(standin.requests)
     teach_payloads = payloads(log)
     teach_db = home / "after-teach.db"  # what the hooks made of session 1
     with connection(home / ".reflexion" / "data" / "reflexion.db") as conn, connection(teach_db) as copy:
         conn.backup(copy)
     log.write_text("")
-    (project / "app.py").write_text(BROKEN)
+    reset(project)
     with StandIn(scripted(ADVISE, project)) as standin:
-        claude(home, project, standin, "SCRIPT-TWO")
+        claude(home, project, standin, "STORY-TWO")
         advise = list(standin.requests)
-    return {"home": home, "project": project, "teach": teach, "teach_payloads": teach_payloads, "teach_db": teach_db,
-            "advise": advise, "advise_payloads": payloads(log)}
+    advise_payloads = payloads(log)
+    reset(project)
+    with StandIn(scripted(AGAIN, project)) as standin:
+        claude(home, project, standin, "STORY-THREE")
+        again = list(standin.requests)
+    return {"home": home, "project": project, "teach": teach, "teach_payloads": teach_payloads,
+            "teach_db": teach_db, "advise": advise, "advise_payloads": advise_payloads, "again": again}
+
+
+def told(requests, tool_use_id):
+    """What errkb told after the result of `tool_use_id` (its texts only:
+    Claude Code's own reminders left out)."""
+    _, context = context_after(requests, tool_use_id)
+    return "\n".join(line for line in context.split("\n\n") if "hook additional context: " in line
+                     or line.startswith(("[Reflexion", "⚠️", "💡"))).strip()
+
+
+def briefing(requests, marker):
+    """The SubagentStart context in a subagent's first request."""
+    head = "SubagentStart hook additional context: "
+    for message in first_request_of(requests, marker)["messages"]:
+        content = message["content"]
+        texts = [content] if isinstance(content, str) else [b.get("text", "") for b in content]
+        for t in texts:
+            if head in t:
+                return t.split(head, 1)[1].split("\n\n", 1)[0].replace("<system-reminder>", "").strip()
+    return ""
+
+
+def story_text(story):
+    """Every text errkb put before the model, after which call, in order."""
+    lines = []
+    for marker, requests in (("STORY-TWO", story["advise"]), ("STORY-THREE", story["again"])):
+        for tool_use_id in ORDER[marker]:
+            text = told(requests, tool_use_id)
+            if text:
+                lines.append(f"--- after {tool_use_id}\n{text}")
+        for helper in ("HELPER-FIX",) if marker == "STORY-TWO" else ():
+            text = briefing(requests, helper)
+            if text:
+                lines.append(f"--- {helper} starts\n{text}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def sessions(tmp_path_factory):
+    return play("en", tmp_path_factory.mktemp("story"))
 
 
 def test_the_hooks_get_claude_code_2_1_payloads(sessions):
     by_call = {(p["hook_event_name"], p.get("tool_use_id")): p for p in sessions["teach_payloads"]}
     failure = by_call[("PostToolUseFailure", "toolu_t1")]
     assert failure["is_interrupt"] is False and "ModuleNotFoundError" in failure["error"]
-    agent = by_call[("PostToolUse", "toolu_t5")]
+    read = by_call[("PostToolUse", "toolu_t5")]
+    # a Read's PostToolUse carries the file as read: what a file's history is checked against
+    assert read["tool_response"]["file"]["content"].startswith("total = 3")
+    advise = {(p["hook_event_name"], p.get("tool_use_id")): p for p in sessions["advise_payloads"]}
+    agent = advise[("PostToolUse", "toolu_a7")]
     assert agent["tool_name"] == "Agent" and agent["tool_input"]["subagent_type"] == "general-purpose"
-    sub = by_call[("PostToolUse", "toolu_s1")]
-    # a subagent's calls carry the parent's session and their own agent_id
-    assert sub["session_id"] == failure["session_id"] and sub["agent_id"] and "agent_id" not in failure
-    # the PreToolUse matcher: Agent calls start no errkb process (the
-    # recording hook matches everything; errkb's own entry is checked in
-    # test_install), Read does
-    assert ("PreToolUse", "toolu_t2") in by_call
+    sub = advise[("PostToolUse", "toolu_s2")]
+    # a subagent's calls carry the parent's session and their own agent_id,
+    # the same its SubagentStart had
+    start = next(p for p in sessions["advise_payloads"] if p["hook_event_name"] == "SubagentStart")
+    assert sub["session_id"] == start["session_id"] and sub["agent_id"] == start["agent_id"]
+    assert "agent_id" not in advise[("PostToolUseFailure", "toolu_a1")]
 
 
 def test_what_session_one_taught(sessions):
-    with connection(sessions["home"] / ".reflexion" / "data" / "reflexion.db") as conn:
-        fixes = conn.execute("SELECT resolution FROM error_kb").fetchall()
-        agents = conn.execute("SELECT data ->> '$.tool', data ->> '$.agentId' IS NOT NULL, data ->> '$.toolUseId' "
-                              "FROM events WHERE type IN ('tool_use', 'tool_error') ORDER BY id").fetchall()
-    [(resolution,)] = fixes
-    fix = json.loads(resolution)
-    assert fix["command"] == "python3 app.py" and fix["edits"][0]["after"] == "import json"
-    assert ("Bash", True, "toolu_s1") in agents and ("Agent", False, "toolu_t5") in agents
+    with connection(sessions["teach_db"]) as conn:
+        fixes = dict(conn.execute("SELECT error_headline, resolution FROM fixes").fetchall())
+    module = json.loads(fixes["ModuleNotFoundError: No module named 'shoplib'"])
+    assert module["commands"] == ["./install-deps.sh"] and module["command"] == "python3 app.py"
+    report = json.loads(fixes["TypeError: can only concatenate str (not \"int\") to str"])
+    assert report["edits"] == [{"file": "report.py", "before": 'print("total: " + total)',
+                                "after": 'print("total: " + str(total))'}]
+    assert len(fixes) == 2
 
 
 def test_learning_from_the_transcript_learns_what_the_hooks_did(sessions, tmp_path):
     """errkb learn on session 1's transcript (as the real client wrote it),
-    into an empty database: the same events and the same fix as the hooks
-    recorded live."""
+    into an empty database: the same events and the same fixes as the
+    hooks recorded live."""
     session_id = sessions["teach_payloads"][0]["session_id"]
     [main] = (sessions["home"] / ".claude" / "projects").glob(f"*/{session_id}.jsonl")
-    paths = [main, main.with_suffix("")]  # the session's file and its subagents' folder
     db = tmp_path / "learned.db"
-    out = runner("--db", str(db), "learn", *map(str, paths), env={"HOME": str(tmp_path)}, check=True).stdout
-    assert "1 sessions, 6 tool calls (1 errors, 0 interrupted)" in out and "1 fixes learned" in out
+    out = runner("--db", str(db), "learn", str(main), env={"HOME": str(tmp_path)}, check=True).stdout
+    assert "1 sessions, 7 tool calls (2 errors, 0 interrupted)" in out and "2 fixes learned" in out
 
     def snapshot(path):
         with connection(path) as conn:
@@ -161,44 +251,81 @@ def test_learning_from_the_transcript_learns_what_the_hooks_did(sessions, tmp_pa
         return events, kb, fixes
 
     hooks, learned = snapshot(sessions["teach_db"]), snapshot(db)
-    assert len(hooks[0]) == 6 and hooks[1]
+    assert len(hooks[0]) == 7 and len(hooks[2]) == 2
     assert learned == hooks
 
 
-def test_a_failure_gets_the_fix_beside_its_result(sessions):
-    _, context = context_after(sessions["advise"], "toolu_a1")
-    assert ADVICE_HEAD in context and "ModuleNotFoundError: No module named 'yaml_helpers'" in context
-    assert "edited" in context and '"import json"' in context
+MASKS = ("<STR>", "<N>", "<PATH>", "<V>", "<SHA>", "<REF>")
 
 
-def test_a_files_history_comes_with_its_first_read_only(sessions):
-    _, first = context_after(sessions["advise"], "toolu_a2")
-    _, second = context_after(sessions["advise"], "toolu_a3")
-    assert FILE_HEAD in first and "ModuleNotFoundError" in first
-    assert FILE_HEAD not in second
-
-
-def test_the_bash_warning_only_for_the_related_command(sessions):
-    _, unrelated = context_after(sessions["advise"], "toolu_a4")
-    _, related = context_after(sessions["advise"], "toolu_a5")
-    assert BASH_HEAD not in unrelated
-    assert BASH_HEAD in related
-
-
-def test_subagents_get_their_briefing_and_their_own_advice(sessions):
-    requests = sessions["advise"]
-    code = json.dumps(first_request_of(requests, "HELPER-CODE")["messages"], ensure_ascii=False)
-    assert SUBAGENT_HEAD in code and "yaml_helpers" in code
-    explore = json.dumps(first_request_of(requests, "HELPER-EXPLORE")["messages"], ensure_ascii=False)
-    assert SUBAGENT_HEAD not in explore  # the matcher skipped it: no process started
-    _, advice = context_after(requests, "toolu_c1")
-    assert ADVICE_HEAD in advice
-    # the subagent's failure did not warn the main thread's later calls, and
-    # its events are its own stream
+def test_each_text_comes_once_where_it_helps(sessions):
+    """The story as the model read it: what errkb said, after which call."""
+    advise, again = sessions["advise"], sessions["again"]
+    # the module's error again: how it was fixed, the decisive step first
+    advice = told(advise, "toolu_a1")
+    assert advice.index("ran: ./install-deps.sh") < advice.index("then: python3 app.py")
+    assert "The same error was fixed before" in advice
+    # the report's first Read brings its history (the edit that fixed it);
+    # the second Read nothing
+    history = told(advise, "toolu_a4")
+    assert "⚠️" in history and 'edited report.py: "print("total: " + total)"' in history
+    assert told(advise, "toolu_a5") == ""
+    # an error nobody fixed yet: nothing
+    assert told(advise, "toolu_a6") == ""
+    # the subagent is briefed on the project's errors, and fixes the server
+    brief = briefing(advise, "HELPER-FIX")
+    assert "ModuleNotFoundError" in brief and "TypeError" in brief and "ConnectionRefusedError" in brief
+    assert all(told(advise, i) == "" for i in ("toolu_s1", "toolu_s2", "toolu_s3"))
+    # the report's error in the subagent: briefed on it already, nothing more
+    assert told(advise, "toolu_s4") == ""
+    # the main thread runs the server again: the fix its subagent found, which
+    # it was not told (it lands beside the command's result)
+    warning = told(advise, "toolu_a8")
+    assert warning.startswith("PreToolUse:Bash") and "ran: ./start-db.sh" in warning
+    # the report's error in the main thread: told by the file's history already
+    assert told(advise, "toolu_a9") == ""
+    # a new session is told again
+    assert "ran: ./install-deps.sh" in told(again, "toolu_b1")
+    # no masked value and no cut word anywhere; and each fix told to each
+    # agent at most once per session
+    text = story_text(sessions)
+    assert not any(mask in text for mask in MASKS)
+    assert " …" not in text
     with connection(sessions["home"] / ".reflexion" / "data" / "reflexion.db") as conn:
-        streams = conn.execute("SELECT type, data ->> '$.agentId' IS NOT NULL FROM events "
-                               "WHERE data ->> '$.toolUseId' = 'toolu_c1' AND type <> 'advice'").fetchall()
-    assert streams == [("tool_error", 1)]
+        repeats = conn.execute(
+            "SELECT e.session_id, e.data ->> '$.agentId', t.value, count(*) FROM events AS e, "
+            "json_each(e.data, '$.fixes') AS t WHERE e.type = 'advice' GROUP BY 1, 2, 3 HAVING count(*) > 1").fetchall()
+    assert repeats == []
+    snapshot_text("story-en", text)
+
+
+def test_the_same_story_in_korean(tmp_path):
+    story = play("ko", tmp_path)
+    text = story_text(story)
+    assert "[Reflexion 에러 KB] 이전에 동일 에러를 해결한 이력이 있습니다:" in text
+    assert "⚠️ 이 파일 관련 과거 에러: " in text and "💡 이 세션에서 Bash 에러 발생 이력: " in text
+    assert "이 프로젝트의 최근 에러 패턴:" in text
+    assert not any(mask in text for mask in MASKS)
+    snapshot_text("story-ko", text)
+
+
+def test_subagents_briefing_is_for_code_agents_and_their_errors_their_own(sessions, tmp_path):
+    requests = sessions["advise"]
+    # the subagent's calls are its own stream
+    with connection(sessions["home"] / ".reflexion" / "data" / "reflexion.db") as conn:
+        streams = conn.execute("SELECT data ->> '$.toolUseId', data ->> '$.agentId' IS NOT NULL FROM events "
+                               "WHERE data ->> '$.toolUseId' IN ('toolu_s1', 'toolu_a6') AND type = 'tool_error' "
+                               "ORDER BY 1").fetchall()
+    assert streams == [("toolu_a6", 0), ("toolu_s1", 1)]
+    # an Explore agent is not briefed: the matcher starts no process
+    script = {"start:STORY-EXPLORE": [tool_use("toolu_e1", "Agent", description="look", prompt="HELPER-EXPLORE look",
+                                                subagent_type="Explore", run_in_background=False)],
+              "start:HELPER-EXPLORE": [text("nothing")], "after:toolu_e1": [text("done")]}
+    with StandIn(script) as standin:
+        claude(sessions["home"], sessions["project"], standin, "STORY-EXPLORE")
+        explore = list(standin.requests)
+    assert briefing(explore, "HELPER-EXPLORE") == ""
+    assert briefing(requests, "HELPER-FIX") != ""
 
 
 def test_the_plugin_runs_the_same_hooks(sessions, tmp_path):
@@ -207,14 +334,12 @@ def test_the_plugin_runs_the_same_hooks(sessions, tmp_path):
     home = tmp_path / "home"
     (home / ".reflexion" / "data").mkdir(parents=True)
     shutil.copy(sessions["home"] / ".reflexion" / "data" / "reflexion.db", home / ".reflexion" / "data")
-    (sessions["project"] / "app.py").write_text(BROKEN)
-    script = {"start:SCRIPT-PLUGIN": [tool_use("toolu_p1", "Bash", command="python3 app.py", description="run")],
-              "after:toolu_p1": [text("done")]}
+    reset(sessions["project"])
+    script = {"start:SCRIPT-PLUGIN": [bash("toolu_p1", "python3 app.py")], "after:toolu_p1": [text("done")]}
     with StandIn(script) as standin:
         claude(home, sessions["project"], standin, "SCRIPT-PLUGIN", "--plugin-dir", str(ROOT))
         requests = list(standin.requests)
-    _, context = context_after(requests, "toolu_p1")
-    assert ADVICE_HEAD in context
+    assert "ran: ./install-deps.sh" in told(requests, "toolu_p1")
     assert not (home / ".claude" / "settings.json").exists() or "hooks" not in json.loads(
         (home / ".claude" / "settings.json").read_text())
 

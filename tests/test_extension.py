@@ -11,6 +11,7 @@ ERRKB_FUNCTIONS = {
     "keyword_overlap/2", "length_ratio/2", "normalize_error/1", "path_basename/1", "path_names/1", "redact_path/1", "redact_secrets/1", "resolution_text/1",
     "error_signature/1", "error_headline/1", "error_codes/1", "translate_messages/1", "command_subject/1", "fix_key/1", "edit_hunk/2",
     "redact_private/1", "failure_kind/1", "fix_uid/3", "error_identified/1",
+    "render_advice/2", "file_history_status/4",
     "kb_file_names/2",
 }
 SQLITE_VEC_FUNCTIONS = {

@@ -49,13 +49,13 @@ def test_fixes_name_what_was_done_and_keep_no_secret(tmp_path):
     # Session 2: the same failures, elsewhere, get the fixes.
     python = run(home, "s2", "Bash", {"command": "python3 tool.py"},
                  PY_ERROR.replace("app.py", "tool.py").replace("'yaml'", "'yaml'"))
-    assert "- 해결 방법: success_after_error: Bash → Bash → Bash; command: python3 app.py" in python
-    assert "\n  ran: pip install pyyaml\n" in python
-    assert "  ran: ls" not in python  # looking around is not part of the fix
+    # the decisive step first, then the command that worked
+    assert "- 해결 방법:\n  실행: pip install pyyaml\n  그다음: python3 app.py\n" in python
+    assert "실행: ls" not in python  # looking around is not part of the fix
     node = run(home, "s2", "Bash", {"command": "node src/main.js"},
                NODE_ERROR.replace("./util'", "./helpers'").replace("index.js", "main.js"))
     # paths relative to the project (the sessions' cwd, /work/shop)
-    assert "  edited src/index.js: \"const util = require('./util');" in node
+    assert "  수정 src/index.js: \"const util = require('./util');" in node
     assert "\"const util = require('./utils');" in node
     assert SECRET not in node and "[REDACTED]" in node
 
@@ -81,4 +81,4 @@ def test_each_distinct_fix_is_kept_with_its_count(tmp_path):
     # advised: learned in a, advised and learned again in b, advised in c.
     assert rows == "npm install express|4\nnpm ci|1\n"
     advice = run(home, "d", "Bash", {"command": "node app.js"}, error)
-    assert "ran: npm install express" in advice and "(다른 해결 방법 1개)" in advice
+    assert "실행: npm install express" in advice and "\n- 다른 해결 방법: 실행: npm ci; 그다음: node app.js\n" in advice

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from conftest import ROOT, RUNNER, connection, runner, sqlite
-from snapshot import ADVICE_HEAD, FILE_HEAD, snapshot
+from snapshot import ADVICE_HEAD, snapshot
 
 
 def payload(session, tool, tool_input, error=None, event="PostToolUse", cwd="/work/app"):
@@ -45,17 +45,22 @@ def test_an_error_then_success_is_learned_once_and_advised_later(home):
     assert db_rows(home, "SELECT use_count, resolved_by, tool_sequence FROM error_kb") == [(1, "Bash", '["Edit","Bash"]')]
     # A new session hits the same error: it is told how it was fixed.
     again = hook(home, "PostToolUseFailure",
-                 payload("s2", "Bash", {"command": "node main.js"},
-                         "Error: Cannot find module '/srv/x/lib.js'\nRequire stack:\n- /srv/x/main.js",
-                         "PostToolUseFailure"))
+                 payload("s2", "Bash", {"command": "node src/index.js"}, MISSING, "PostToolUseFailure"))
     assert again.returncode == 0
     # The advice quotes the original error (its identifying line), so the
     # agent can judge whether it is the same problem.
     snapshot("hook-post-tool-use-failure-advice", context(again, "PostToolUseFailure"))
-    assert db_rows(home, "SELECT use_count FROM error_kb") == [(2,)]  # the hit, counted once
+    # The same error with other values is a similar one, said so.
+    similar = hook(home, "PostToolUseFailure",
+                   payload("s3", "Bash", {"command": "node main.js"},
+                           "Error: Cannot find module '/srv/x/lib.js'\nRequire stack:\n- /srv/x/main.js",
+                           "PostToolUseFailure"))
+    snapshot("hook-failure-advice-similar", context(similar, "PostToolUseFailure"))
+    assert db_rows(home, "SELECT use_count FROM error_kb") == [(3,)]  # each hit, counted once
     assert db_rows(home, "SELECT type, session_id, project FROM events ORDER BY id") == [
         ("tool_error", "s1", "app"), ("tool_use", "s1", "app"), ("tool_use", "s1", "app"),
-        ("tool_use", "s1", "app"), ("tool_error", "s2", "app"), ("advice", "s2", "app")]
+        ("tool_use", "s1", "app"), ("tool_error", "s2", "app"), ("advice", "s2", "app"),
+        ("tool_error", "s3", "app"), ("advice", "s3", "app")]
 
     # The history views answer the usual questions: in the sqlite3 shell
     # with the extension, in one that cannot load it (as Apple's) after
@@ -64,7 +69,7 @@ def test_an_error_then_success_is_learned_once_and_advised_later(home):
                  "SELECT times_advised, stages FROM kb_reused_fixes;"
                  "SELECT failures, advised, hit_rate FROM kb_advice_hit_rate;"
                  "SELECT count(*) FROM kb_unresolved_errors;")
-    answers = "Error: Cannot find module <STR>\nRequire stack:\n- <PATH>|2|2|1\n1|exact\n2|1|0.5\n0\n"
+    answers = "Error: Cannot find module <STR>\nRequire stack:\n- <PATH>|3|3|1\n2|exact\n3|2|0.667\n0\n"
     db = home / ".reflexion" / "data" / "reflexion.db"
     assert sqlite(db, questions).stdout == answers
     assert sqlite(db, f".read {ROOT / 'sql' / 'history_views.sql'}", questions, load=False).stdout == answers
@@ -213,48 +218,79 @@ def pre(home, session, tool, tool_input, agent_id=None):
 
 
 
+def post(home, session, tool, tool_input, response=None, agent_id=None):
+    """A PostToolUse call; the hook's context, or None."""
+    body = json.loads(payload(session, tool, tool_input))
+    if response is not None:
+        body["tool_response"] = response
+    if agent_id:
+        body.update(agent_id=agent_id, agent_type="general-purpose")
+    proc = hook(home, "PostToolUse", json.dumps(body))
+    assert (proc.returncode, proc.stderr) == (0, "")
+    return context(proc, "PostToolUse") if proc.stdout else None
+
+
+def read_of(path, content):
+    return {"type": "text", "file": {"filePath": path, "content": content, "numLines": content.count("\n"),
+                                     "startLine": 1, "totalLines": content.count("\n") + 1}}
+
+
+BROKEN_INDEX = "const u = require('./util');\nmain(u);\n"
+
+
 def test_a_files_history_comes_with_its_first_read_once_per_agent(home):
     learn_missing_module(home)
+    index = "/work/app/src/index.js"
     # index.js is in the error's require stack and was the fix: its first
-    # Read in a session brings the history, a second Read or the Edit after
-    # it nothing more.
-    warning = pre(home, "s9", "Read", {"file_path": "/elsewhere/src/index.js"})
-    snapshot("hook-pre-tool-use-file", warning)
-    assert pre(home, "s9", "Read", {"file_path": "/elsewhere/src/index.js"}) is None
-    assert pre(home, "s9", "Edit", {"file_path": "/elsewhere/src/index.js"}) is None
-    # another file the error named, written without a Read: the seed's warning
-    assert pre(home, "s9", "Write", {"file_path": "/work/app/src/util.js"}).startswith(FILE_HEAD)
+    # Read in a session brings the history (beside the file, after the
+    # Read), a second Read or the Edit after it nothing more.
+    history = post(home, "s9", "Read", {"file_path": index}, read_of(index, BROKEN_INDEX))
+    snapshot("hook-file-history", history)
+    assert post(home, "s9", "Read", {"file_path": index}, read_of(index, BROKEN_INDEX)) is None
+    assert post(home, "s9", "Edit", {"file_path": index, "old_string": "a", "new_string": "b"}) is None
     # a subagent of the same session has not heard it; another session neither
-    assert pre(home, "s9", "Read", {"file_path": "/elsewhere/src/index.js"}, agent_id="a1") == warning
-    assert pre(home, "s10", "Edit", {"file_path": "/elsewhere/src/index.js"}) == warning
-    # a file no error was about
-    assert pre(home, "s9", "Read", {"file_path": "/work/app/README.md"}) is None
-    told = db_rows(home, "SELECT session_id, data ->> '$.key', data ->> '$.agentId' FROM events "
-                         "WHERE type = 'advice' ORDER BY id")
-    assert told == [("s9", "file:index.js", None), ("s9", "file:util.js", None),
-                    ("s9", "file:index.js", "a1"), ("s10", "file:index.js", None)]
+    assert post(home, "s9", "Read", {"file_path": index}, read_of(index, BROKEN_INDEX), agent_id="a1") == history
+    assert post(home, "s10", "Read", {"file_path": index}, read_of(index, BROKEN_INDEX)) == history
+    # a file that holds the fix already: nothing to say
+    fixed = "const u = require('./utils');\nmain(u);\n"
+    assert post(home, "s11", "Read", {"file_path": index}, read_of(index, fixed)) is None
+    # another index.js, a file no error was about
+    assert post(home, "s12", "Read", {"file_path": "/work/app/lib/index.js"}, read_of("x", BROKEN_INDEX)) is None
+    assert post(home, "s12", "Read", {"file_path": "/work/app/README.md"}, read_of("x", "# app\n")) is None
+    told = db_rows(home, "SELECT session_id, data ->> '$.key', data ->> '$.agentId', json_array_length(data, '$.fixes') "
+                         "FROM events WHERE type = 'advice' ORDER BY id")
+    assert told == [("s9", "file:src/index.js", None, 1), ("s9", "file:src/index.js", "a1", 1),
+                    ("s10", "file:src/index.js", None, 1)]
+    # what a file's history told is not told again by the failure advice
+    again = hook(home, "PostToolUseFailure",
+                 payload("s10", "Bash", {"command": "node src/index.js"}, MISSING, "PostToolUseFailure"))
+    assert (again.returncode, again.stdout) == (0, "")
 
 
-def test_the_bash_warning_is_for_a_related_command_once(home):
-    learn_missing_module(home)
-    # the session's own error again, fixed by now (learn_missing_module)
-    hook(home, "PostToolUseFailure",
-         payload("s1", "Bash", {"command": "node src/index.js"}, MISSING, "PostToolUseFailure"))
-    # unrelated commands hear nothing
+def test_the_bash_warning_tells_only_what_this_agent_was_not_told(home):
+    # s1 fails while no fix is known: nothing to advise
+    assert hook(home, "PostToolUseFailure",
+                payload("s1", "Bash", {"command": "node src/index.js"}, MISSING, "PostToolUseFailure")).stdout == ""
+    # meanwhile another session learns the fix
+    learn_missing_module(home, session="s2")
+    # unrelated commands of s1 hear nothing
     for command in ["ls", "git status", "npm test", "node other.js"]:
         assert pre(home, "s1", "Bash", {"command": command}) is None, command
-    # the same program and script: the warning, once
-    warning = pre(home, "s1", "Bash", {"command": "node src/index.js --verbose"})
-    snapshot("hook-pre-tool-use-bash", warning)
+    # the same operation again: what s1 was not told, once
+    warning = pre(home, "s1", "Bash", {"command": "cd /work/app && node src/index.js --verbose"})
+    snapshot("hook-bash-warning", warning)
     assert pre(home, "s1", "Bash", {"command": "node src/index.js"}) is None
+    # nor does the failure advice tell it again
+    again = hook(home, "PostToolUseFailure",
+                 payload("s1", "Bash", {"command": "node src/index.js"}, MISSING, "PostToolUseFailure"))
+    assert (again.returncode, again.stdout) == (0, "")
     # a subagent of the session did not fail: the main thread's error is not its own
     assert pre(home, "s1", "Bash", {"command": "node src/index.js"}, agent_id="a1") is None
-    # its own failure is
-    body = json.loads(payload("s1", "Bash", {"command": "node src/index.js"}, MISSING, "PostToolUseFailure"))
-    hook(home, "PostToolUseFailure", json.dumps({**body, "agent_id": "a1", "agent_type": "general-purpose"}))
-    assert pre(home, "s1", "Bash", {"command": "node src/index.js"}, agent_id="a1") == warning
-    # another session had no error
-    assert pre(home, "s2", "Bash", {"command": "node src/index.js"}) is None
+    # an agent told by the failure advice hears no warning
+    told = hook(home, "PostToolUseFailure",
+                payload("s3", "Bash", {"command": "node src/index.js"}, MISSING, "PostToolUseFailure"))
+    assert context(told, "PostToolUseFailure").startswith(ADVICE_HEAD)
+    assert pre(home, "s3", "Bash", {"command": "node src/index.js"}) is None
 
 
 def test_a_fix_is_told_once_per_session_and_agent(home):
@@ -321,12 +357,12 @@ def test_subagent_start_briefs_in_whole_lines(home):
     # Long rules: the 500-character cut drops whole lines, never half of one.
     with connection(home / ".reflexion" / "data" / "reflexion.db") as conn:
         conn.execute("UPDATE analysis_cache SET analysis = ?", (json.dumps({"suggestions": [
-            {"type": "claude_md", "rule": f"rule {i}: " + "x" * 90} for i in range(3)]}),))
+            {"type": "claude_md", "rule": f"rule {i}: " + "x" * 140} for i in range(3)]}),))
     cut = context(hook(home, "SubagentStart", json.dumps(body)), "SubagentStart")
     assert len(cut) <= 500 and cut.startswith(text.split("적용할")[0])
     assert all(line.startswith(("-", "  ", "이 ", "적용할")) for line in cut.split("\n"))
-    assert cut.split("\n")[-1] in {f"- rule {i}: " + "x" * 90 for i in range(3)}
-    assert "- rule 2" not in cut  # it did not fit
+    assert cut.split("\n")[-1] in {f"- rule {i}: " + "x" * 140 for i in range(3)}
+    assert "- rule 0" in cut and "- rule 2" not in cut  # the errors first, then the rules that fit
 
 
 def test_the_subagent_matcher_selects_code_agents(home):
@@ -370,7 +406,9 @@ def test_the_same_scripts_run_through_the_sqlite3_shell(home):
     learn_missing_module(home)
     body = payload("s3", "Bash", {"command": "node x.js"},
                    "Error: Cannot find module '/q/r.js'\nRequire stack:\n- /q/x.js", "PostToolUseFailure")
-    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "ERRKB_EXTENSION": str(DIST / "errkb"), "ERRKB_SQL_DIR": str(SQL)}
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "ERRKB_EXTENSION": str(DIST / "errkb"), "ERRKB_SQL_DIR": str(SQL),
+           "ERRKB_LANGUAGE": "ko", "TMPDIR": str(home / "tmp")}
+    (home / "tmp").mkdir()
     shell = subprocess.run([str(ROOT / "scripts" / "sqlite3-hook"), "PostToolUseFailure"], input=body,
                            capture_output=True, text=True, env=env)
     assert shell.returncode == 0 and shell.stderr == ""
@@ -378,6 +416,8 @@ def test_the_same_scripts_run_through_the_sqlite3_shell(home):
     runner_answer = hook(home, "PostToolUseFailure", body.replace('"s3"', '"s4"')).stdout
     assert json.loads(shell.stdout) == json.loads(runner_answer)
     assert db_rows(home, "SELECT count(*) FROM events WHERE session_id IN ('s3', 's4') AND type = 'tool_error'") == [(2,)]
+    # the payload (what the tool printed: secrets, perhaps) is not left behind
+    assert list((home / "tmp").iterdir()) == []
 
 
 def test_a_tools_output_is_not_given_to_the_script_and_nothing_changes(home):
@@ -386,7 +426,9 @@ def test_a_tools_output_is_not_given_to_the_script_and_nothing_changes(home):
     and learns exactly what the sqlite3 shell, given all of it, does."""
     import subprocess
     from conftest import DIST, ROOT, SQL
-    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "ERRKB_EXTENSION": str(DIST / "errkb"), "ERRKB_SQL_DIR": str(SQL)}
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "ERRKB_EXTENSION": str(DIST / "errkb"), "ERRKB_SQL_DIR": str(SQL),
+           "ERRKB_LANGUAGE": "ko", "TMPDIR": str(home / "tmp")}
+    (home / "tmp").mkdir()
     output = {"stdout": "built\n" * 200_000, "stderr": "", "interrupted": False}
     for session, run in [("by-runner", lambda event, body: hook(home, event, body)),
                          ("by-shell", lambda event, body: subprocess.run(

@@ -40,7 +40,7 @@ def test_install_merges_backs_up_and_is_idempotent(home):
     s = settings(home)
     assert s["model"] == "opus" and s["permissions"] == ORIGINAL["permissions"]
     assert s["hooks"]["PreToolUse"][0] == ORIGINAL["hooks"]["PreToolUse"][0]  # the user's hook stays first
-    assert s["hooks"]["PreToolUse"][1] == {"matcher": "Read|Edit|Write|NotebookEdit|Bash", "hooks": [
+    assert s["hooks"]["PreToolUse"][1] == {"matcher": "Bash", "hooks": [
         {"type": "command", "command": "~/.reflexion/bin/errkb hook PreToolUse", "timeout": 3}]}
     assert sorted(s["hooks"]) == ["PostToolUse", "PostToolUseFailure", "PreToolUse", "SessionEnd", "SubagentStart"]
     [backup] = backups(home)
@@ -168,8 +168,12 @@ def test_a_session_through_the_installed_commands(home, tmp_path):
     told = tool("PostToolUseFailure", "two", "Bash", {"command": "node src/app.js"},
                 error="Error: Cannot find module '/home/me/shop/src/cart.js'\nRequire stack:\n- /home/me/shop/src/app.js")
     snapshot("install-session-advice", told)
-    warned = tool("PreToolUse", "two", "Edit", {"file_path": "/work/shop/src/app.js", "old_string": "a", "new_string": "b"})
-    snapshot("install-session-file-warning", warned)
+    # a file with a history, written without a Read: its history (in the
+    # locale's language: English here, where the test runs with none)
+    history = tool("PostToolUse", "three", "Edit", {"file_path": "/work/shop/src/app.js", "old_string": "a",
+                                                     "new_string": "b"}, tool_response={"success": True})
+    snapshot("install-session-file-history", history)
+    assert json.loads((home / ".reflexion" / "config.json").read_text())["language"] == "en"
 
     with connection(db) as conn:
         conn.execute("INSERT INTO analysis_cache (ts, project, days, analysis) VALUES "

@@ -2,6 +2,7 @@
 built extension and gives the result written beside it; every function
 the extension registers has an entry; the README table and
 docs/REFERENCE.md are what scripts/reference.py makes of it."""
+import os
 import subprocess
 import sys
 import tomllib
@@ -15,7 +16,9 @@ EXAMPLES = [(f["name"], i, example) for f in FUNCTIONS for i, example in enumera
 
 
 def shell(script):
-    proc = subprocess.run(["sqlite3", ":memory:"], input=script, capture_output=True, text=True, timeout=60)
+    # the examples speak English, whatever the locale
+    env = {**os.environ, "ERRKB_LANGUAGE": "en"}
+    proc = subprocess.run(["sqlite3", ":memory:"], input=script, capture_output=True, text=True, timeout=60, env=env)
     assert proc.stderr == "", proc.stderr
     return proc.stdout
 

@@ -19,13 +19,14 @@
 -- the work they save.
 -- (Temp tables are declared, then filled: `CREATE TABLE … AS SELECT`
 -- compiles its query without SQLite's small-allocation cache.)
-CREATE TEMP TABLE payload (ts, session_id, cwd, tool, error, error_key, error_raw, english, signature, headline,
-                           identified, subject, line, file, target, sandbox_off, agent_id, tool_use_id, kind);
-INSERT INTO temp.payload (ts, session_id, cwd, tool, error, subject, line, file, target, sandbox_off, agent_id,
+CREATE TEMP TABLE payload (ts, session_id, cwd, tool, secrets_out, error, error_key, error_raw, english, signature,
+                           headline, identified, subject, line, file, target, sandbox_off, agent_id, tool_use_id,
+                           kind);
+INSERT INTO temp.payload (ts, session_id, cwd, tool, secrets_out, subject, line, file, target, sandbox_off, agent_id,
                           tool_use_id, kind)
 SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
        coalesce(:stdin ->> '$.session_id', 'unknown'), redact_private(:stdin ->> '$.cwd'), :stdin ->> '$.tool_name',
-       redact_private(substr(coalesce(:stdin ->> '$.error', ''), 1, 20000)),
+       redact_secrets(substr(coalesce(:stdin ->> '$.error', ''), 1, 20000)),
        CASE WHEN :stdin ->> '$.tool_name' IN ('Bash', 'PowerShell') THEN redact_private(command_subject(:stdin ->> '$.tool_input.command')) END,
        CASE WHEN :stdin ->> '$.tool_name' IN ('Bash', 'PowerShell')
             THEN substr(trim(redact_private(substr(:stdin ->> '$.tool_input.command', 1, 20000))), 1, 200) END,
@@ -44,8 +45,13 @@ SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
             ELSE failure_kind(coalesce(:stdin ->> '$.error', '')) END;
 -- What is derived from the error, for errors and interrupts only: a
 -- rejection's text holds the user's words, which are not kept.
-UPDATE temp.payload SET error_key = normalize_error(error), error_raw = substr(error, 1, 500),
-                        english = translate_messages(error)
+-- The key is made of the error with its home folder as it was (a path, so
+-- masked like any other: '/home/NAME/x' and '/srv/x' give one key), and
+-- kept without a user name; everything else of the home folder becomes ~.
+UPDATE temp.payload SET error = redact_private(secrets_out),
+                        error_key = redact_private(normalize_error(secrets_out))
+WHERE kind IN ('error', 'interrupt');
+UPDATE temp.payload SET error_raw = substr(error, 1, 500), english = translate_messages(error), secrets_out = NULL
 WHERE kind IN ('error', 'interrupt');
 UPDATE temp.payload SET signature = error_signature(english), headline = error_headline(english),
                         identified = error_identified(english)
@@ -73,29 +79,50 @@ SELECT 1, CASE kind WHEN 'error' THEN 'tool_error' WHEN 'interrupt' THEN 'tool_i
                              'agentId', agent_id, 'toolUseId', tool_use_id) END
 FROM temp.payload;
 
--- 2. The best past fix: exact, prefix, then vector stage, on the signature
--- (only for an error, and none when importing a transcript). Advice is
--- given once per error per session and agent (SPEC §6.1): a fix this agent
--- was already told of is not told again, nor counted as used again.
--- At most one row: kb_search gives the best fix only.
-CREATE TEMP TABLE hit (id, fix_id, stage, distance, headline, error_normalized, resolution, other_fixes);
+-- 2. A fix this agent was told for its previous error did not help when
+-- that error comes back right after (the stream's previous error is the
+-- one the advice answered, and this one has its signature): it counts a
+-- failure, and the search below passes over a fix that failed more often
+-- than it worked (learned, or advised and followed). (Live only: learning from a transcript gives no advice.)
+INSERT INTO fix_counts (fix_id, replica, failed)
+SELECT a.data ->> '$.fixId', '', 1
+FROM temp.payload AS p,
+     (SELECT e.data ->> '$.toolUseId' AS tool_use_id, e.data ->> '$.signature' AS signature
+      FROM temp.payload AS q CROSS JOIN main.events AS e ON e.session_id = q.session_id
+      WHERE e.type = 'tool_error' AND coalesce(e.data ->> '$.agentId', '') = coalesce(q.agent_id, '')
+        AND e.id < last_insert_rowid()
+      ORDER BY e.ts DESC, e.id DESC LIMIT 1) AS previous
+CROSS JOIN main.events AS a ON a.session_id = p.session_id
+WHERE p.kind = 'error' AND :event_ts IS NULL AND previous.signature = p.signature
+  AND a.type = 'advice' AND a.data ->> '$.toolUseId' = previous.tool_use_id AND a.data ->> '$.fixId' IS NOT NULL
+ON CONFLICT (fix_id, replica) DO UPDATE SET failed = failed + 1;
+
+-- 3. The best past fix: exact, prefix, then vector stage, on the signature
+-- (only for an error, and none when importing a transcript). A fix this
+-- agent was told in this session (by any hook: the advice events name the
+-- fixes told) is not told again, nor counted as used again. At most one
+-- row: kb_search gives the best fix, and the next best (`other_fix`).
+CREATE TEMP TABLE hit (id, fix_id, fix_uid, stage, distance, headline, error_normalized, resolution, other_fix,
+                       other_fixes, origin);
 INSERT INTO temp.hit
-SELECT h.id, h.fix_id, h.stage, h.distance, h.headline, h.error_normalized, h.resolution, h.other_fixes
+SELECT h.id, h.fix_id, h.fix_uid, h.stage, h.distance, h.headline, h.error_normalized, h.resolution, h.other_fix,
+       h.other_fixes, h.origin
 FROM temp.payload AS p, kb_search(p.error) AS h
 WHERE p.kind = 'error' AND :event_ts IS NULL
   AND NOT EXISTS (
-    SELECT 1 FROM main.events AS e
+    SELECT 1 FROM main.events AS e, json_each(e.data, '$.fixes') AS told
     WHERE e.session_id = p.session_id AND e.type = 'advice'
       AND coalesce(e.data ->> '$.agentId', '') = coalesce(p.agent_id, '')
-      AND e.data ->> '$.key' = 'fix:' || h.id);
+      AND told.value = h.fix_uid);
 
 -- Nothing found (a new error, an interrupt, an import): the runner stops
--- here (a gate: see script.rs); what follows does nothing without a hit.
+-- here (a gate: see runtime/script.rs); what follows does nothing without
+-- a hit.
 CREATE TEMP TABLE errkb_continue AS SELECT 1 FROM temp.hit;
 
--- 3. Count the use, once, and note the advice: the fix told (by its key,
--- so that this agent is told it once) and how it was found, for the
--- kb_reused_fixes and kb_advice_hit_rate views. All or nothing.
+-- 4. Count the use, once, and note the advice: the fixes told (so that
+-- this agent is told each once, by any hook), the error it answered, and
+-- how the fix was found (for the history views). All or nothing.
 SAVEPOINT advise;
 UPDATE error_kb SET use_count = use_count + 1, last_used = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE id = (SELECT id FROM temp.hit);
@@ -105,21 +132,25 @@ ON CONFLICT (fix_id, replica) DO UPDATE SET advised = advised + 1;
 
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'advice', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_basename(p.cwd), p.cwd,
-       json_object('tool', p.tool, 'key', 'fix:' || h.id, 'agentId', p.agent_id, 'toolUseId', p.tool_use_id,
+       json_object('tool', p.tool, 'kind', 'failure', 'key', 'fix:' || coalesce(h.fix_uid, h.id),
+                   'fixes', json_array(h.fix_uid), 'agentId', p.agent_id, 'toolUseId', p.tool_use_id,
                    'errorKbId', h.id, 'fixId', h.fix_id, 'stage', h.stage, 'distance', h.distance)
 FROM temp.hit AS h, temp.payload AS p;
 RELEASE advise;
 
--- 4. The answer (redacted again: a knowledge base written before
--- redaction, or by another program, may hold secrets). The error quoted is
--- the original one the fix was learned from (its identifying line), so the
--- agent can judge whether it is the same problem.
-SELECT json_object('hookSpecificOutput', json_object(
-         'hookEventName', 'PostToolUseFailure',
-         'additionalContext', redact_private(
-         '[Reflexion 에러 KB] 이전에 동일 에러를 해결한 이력이 있습니다:' || char(10)
-         || '- 에러: ' || coalesce(nullif(headline, ''), error_normalized) || char(10)
-         || '- 해결 방법: ' || resolution_text(resolution)
-         || CASE WHEN other_fixes > 0 THEN ' (다른 해결 방법 ' || other_fixes || '개)' ELSE '' END || char(10)
-         || '이 정보를 참고하여 해결을 시도하세요.')))
-FROM temp.hit;
+-- 5. The answer (render_advice: the words, in the user's language). The
+-- error quoted is the original one the fix was learned from (its
+-- identifying line), so the agent can judge whether it is the same
+-- problem; "the same error" only when the search matched it exactly and
+-- its values are this error's.
+SELECT json_object('hookSpecificOutput', json_object('hookEventName', 'PostToolUseFailure',
+         'additionalContext', render_advice('failure', json_object(
+           'same', json(CASE WHEN h.stage = 'exact'
+                              AND (h.headline = replace(replace(p.headline, p.cwd || '/', ''), p.cwd, '.')
+                                   -- a row an older writer filled: no headline, its key
+                                   OR h.headline = '' AND h.error_normalized = p.error_key)
+                             THEN 'true' ELSE 'false' END),
+           'team', json(CASE WHEN h.origin = 'team' THEN 'true' ELSE 'false' END),
+           'headline', coalesce(nullif(h.headline, ''), h.error_normalized),
+           'fix', h.resolution, 'other', h.other_fix, 'others', h.other_fixes))))
+FROM temp.hit AS h, temp.payload AS p;

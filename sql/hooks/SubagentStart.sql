@@ -1,57 +1,76 @@
 -- SubagentStart: give a code-writing subagent this project's recent errors
 -- (with their fixes) and the cached project rules. Text lookups only.
--- :stdin  Claude Code's payload: session_id, cwd, agent_type, ...
+-- :stdin  Claude Code's payload: session_id, cwd, agent_id, agent_type, ...
 -- Prints the hook's JSON answer when there is something to say.
--- One statement, no staging tables: in a process that runs it once, creating
--- them cost more than the lookups themselves.
+--
+-- Which agents get this is decided by the hook's matcher (hooks.rs: code
+-- agents only), so other agents start no process at all.
 
-WITH
--- The project's 3 most recent errors (their identifying line, at most 200
--- characters), each with its fix when one is known.
-errors AS (
-  SELECT row_number() OVER (ORDER BY e.ts DESC, e.id DESC) AS n,
-         '- ' || substr(replace(coalesce(nullif(e.headline, ''), e.error), char(10), ' '), 1, 200)
-         || ' (' || coalesce(e.tool, '?') || ')'
-         || coalesce(char(10) || '  해결: ' || substr(resolution_text(
-              (SELECT resolution FROM main.error_kb WHERE error_normalized = e.error AND resolution IS NOT NULL)), 1, 150), '')
-         AS line
-  FROM (SELECT id, ts, data ->> '$.error' AS error, data ->> '$.headline' AS headline, data ->> '$.tool' AS tool
-        FROM main.events
-        WHERE project_path = json_extract(:stdin, '$.cwd') AND type = 'tool_error'
-        ORDER BY ts DESC, id DESC LIMIT 3) AS e),
+CREATE TEMP TABLE payload (session_id, cwd, agent_id);
+INSERT INTO temp.payload
+SELECT coalesce(:stdin ->> '$.session_id', 'unknown'), redact_private(:stdin ->> '$.cwd'), :stdin ->> '$.agent_id';
+
+-- The project's distinct recent errors (by key, among its last 30; its
+-- errors are indexed: idx_events_project_errors), each with its best fix
+-- when one may be told (not weak, not failing more than it helped), those
+-- with a fix first, then the newest.
+CREATE TEMP TABLE briefing (headline, tool, fix_uid, resolution, origin, ts);
+INSERT INTO temp.briefing
+SELECT replace(replace(coalesce(nullif(e.headline, ''), e.error), p.cwd || '/', ''), p.cwd, '.'), e.tool,
+       f.uid, f.resolution, f.origin, e.ts
+FROM temp.payload AS p
+CROSS JOIN (SELECT data ->> '$.error' AS error, max(data ->> '$.headline') AS headline,
+                   data ->> '$.tool' AS tool, max(ts) AS ts
+            FROM (SELECT data, ts FROM main.events
+                  WHERE project_path = (SELECT cwd FROM temp.payload) AND type = 'tool_error'
+                  ORDER BY ts DESC, id DESC LIMIT 30)
+            GROUP BY data ->> '$.error') AS e
+LEFT JOIN main.error_kb AS kb ON kb.error_normalized = e.error
+LEFT JOIN main.fixes AS f ON f.id = (
+  SELECT x.id FROM main.fixes AS x
+  WHERE x.error_kb_id = kb.id AND NOT x.weak
+    AND (SELECT coalesce(sum(failed) - sum(helped) - sum(learned), 0) FROM main.fix_counts WHERE fix_id = x.id) <= 0
+  ORDER BY (SELECT sum(sessions) FROM main.fix_counts WHERE fix_id = x.id) DESC, x.ts DESC
+  LIMIT 1);
 
 -- Up to 3 claude_md rules from the newest analysis (this project's or a
 -- global one) of the last 48 hours.
-rules AS (
-  SELECT row_number() OVER () AS n, '- ' || coalesce(json_extract(s.value, '$.rule'), json_extract(s.value, '$.summary')) AS line
-  FROM (SELECT analysis FROM main.analysis_cache
-        WHERE (project = path_basename(json_extract(:stdin, '$.cwd')) OR project IS NULL OR project = '')
-          AND ts >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-48 hours')
-          AND json_valid(analysis)
-        ORDER BY ts DESC LIMIT 1) AS a,
-       json_each(a.analysis, '$.suggestions') AS s
-  WHERE json_extract(s.value, '$.type') = 'claude_md'
-    AND coalesce(json_extract(s.value, '$.project'), '') IN ('', path_basename(json_extract(:stdin, '$.cwd')))
-    AND coalesce(json_extract(s.value, '$.rule'), json_extract(s.value, '$.summary')) IS NOT NULL
-  LIMIT 3),
+CREATE TEMP TABLE rules (rule);
+INSERT INTO temp.rules
+SELECT coalesce(json_extract(s.value, '$.rule'), json_extract(s.value, '$.summary'))
+FROM (SELECT analysis FROM main.analysis_cache
+      WHERE (project = path_basename((SELECT cwd FROM temp.payload)) OR project IS NULL OR project = '')
+        AND ts >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-48 hours')
+        AND json_valid(analysis)
+      ORDER BY ts DESC LIMIT 1) AS a,
+     json_each(a.analysis, '$.suggestions') AS s
+WHERE json_extract(s.value, '$.type') = 'claude_md'
+  AND coalesce(json_extract(s.value, '$.project'), '') IN ('', path_basename((SELECT cwd FROM temp.payload)))
+  AND coalesce(json_extract(s.value, '$.rule'), json_extract(s.value, '$.summary')) IS NOT NULL
+LIMIT 3;
 
--- Both sections, each under its heading when it has lines, in order.
-lines AS (
-  SELECT 1 AS section, 0 AS n, '이 프로젝트의 최근 에러 패턴:' AS line WHERE EXISTS (SELECT 1 FROM errors)
-  UNION ALL SELECT 1, n, line FROM errors
-  UNION ALL SELECT 2, 0, '적용할 프로젝트 규칙:' WHERE EXISTS (SELECT 1 FROM rules)
-  UNION ALL SELECT 2, n, line FROM rules),
+-- The briefing (render_advice: as many whole entries as fit in 500
+-- characters, and how many more there are).
+CREATE TEMP TABLE told (text);
+INSERT INTO temp.told
+SELECT render_advice('briefing', json_object(
+         'errors', json((SELECT json_group_array(json_object(
+                      'headline', headline, 'tool', tool, 'fix', resolution,
+                      'team', json(CASE WHEN origin = 'team' THEN 'true' ELSE 'false' END)))
+                    FROM (SELECT * FROM temp.briefing ORDER BY resolution IS NULL, ts DESC))),
+         'rules', json((SELECT json_group_array(rule) FROM temp.rules))));
 
--- The lines that fit in 500 characters with their newlines: the context is
--- cut at a line boundary, never inside a line.
-fitting AS (
-  SELECT section, n, line,
-         sum(length(line) + 1) OVER (ORDER BY section, n ROWS UNBOUNDED PRECEDING) - 1 AS length_so_far
-  FROM lines)
+-- Noted as what this subagent was told (the fixes whose error the text
+-- shows), so that no hook tells it one of them again.
+INSERT INTO events (v, type, ts, session_id, project, project_path, data)
+SELECT 1, 'advice', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_basename(p.cwd), p.cwd,
+       json_object('tool', 'Agent', 'kind', 'briefing', 'key', 'briefing',
+                   'fixes', json((SELECT json_group_array(b.fix_uid) FROM temp.briefing AS b
+                                  WHERE b.fix_uid IS NOT NULL AND instr(t.text, substr(b.headline, 1, 40)) > 0)),
+                   'agentId', p.agent_id)
+FROM temp.payload AS p, temp.told AS t
+WHERE t.text IS NOT NULL AND p.agent_id IS NOT NULL;
 
--- Which agents get this is decided by the hook's matcher (hook.rs: code
--- agents only), so other agents start no process at all.
-SELECT json_object('hookSpecificOutput', json_object('hookEventName', 'SubagentStart', 'additionalContext', redact_secrets(text)))
-FROM (SELECT group_concat(line, char(10)) AS text
-      FROM (SELECT line FROM fitting WHERE length_so_far <= 500 ORDER BY section, n))
+SELECT json_object('hookSpecificOutput', json_object('hookEventName', 'SubagentStart', 'additionalContext', text))
+FROM temp.told
 WHERE text IS NOT NULL;

@@ -4,6 +4,7 @@
 -- count where `fixes` has the row's fixes (error_kb's own for rows only an
 -- old writer filled), then the fix's id, its original headline and time,
 -- whether it is weak, its counts summed over the replicas that have any
+-- (helped: times it was seen to work, learned or advised and followed)
 -- (fix_counts' key is (fix_id, replica): each sum is a short range), its
 -- origin and its uid. The names are kb_search's (tests/test_search.py
 -- checks them against it).
@@ -16,7 +17,7 @@ SELECT kb.id AS id, kb.ts AS ts, kb.error_normalized AS error_normalized, kb.err
        f.id AS fix_id, coalesce(f.error_headline, '') AS headline, coalesce(f.ts, kb.ts) AS fix_ts,
        coalesce(f.weak, 0) AS weak,
        coalesce((SELECT sum(c.sessions) FROM fix_counts AS c WHERE c.fix_id = f.id), 0) AS sessions,
-       coalesce((SELECT sum(c.helped) FROM fix_counts AS c WHERE c.fix_id = f.id), 0) AS helped,
+       coalesce((SELECT sum(c.helped + c.learned) FROM fix_counts AS c WHERE c.fix_id = f.id), 0) AS helped,
        coalesce((SELECT sum(c.failed) FROM fix_counts AS c WHERE c.fix_id = f.id), 0) AS failed,
        coalesce(f.origin, 'local') AS origin, f.uid AS fix_uid
 FROM error_kb AS kb

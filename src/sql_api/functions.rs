@@ -160,6 +160,18 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         flags: PURE,
     },
     ScalarFunction {
+        name: "file_history_status",
+        n_args: 4,
+        func: file_history_status,
+        flags: PURE,
+    },
+    ScalarFunction {
+        name: "render_advice",
+        n_args: 2,
+        func: render_advice,
+        flags: INFO,
+    },
+    ScalarFunction {
         name: "redact_path",
         n_args: 1,
         func: redact_path,
@@ -400,6 +412,39 @@ fn fix_uid(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()>
     match (text_arg(args, 0), text_arg(args, 1), text_arg(args, 2)) {
         (Some(key), Some(headline), Some(fix)) => api::result_text(ctx, resolution::fix_uid(&key, &headline, &fix))?,
         _ => api::result_null(ctx),
+    }
+    Ok(())
+}
+
+/// 'open' (about the file), 'applied' (about it, its fix in the content
+/// as read), or NULL (not about the file, or no file).
+fn file_history_status(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    let (error_raw, resolution, content) = (text_arg(args, 0), text_arg(args, 1), text_arg(args, 3));
+    let Some(file) = text_arg(args, 2) else {
+        api::result_null(ctx);
+        return Ok(());
+    };
+    match crate::advice::file_history::status(error_raw.as_deref(), resolution.as_deref(), &file, content.as_deref()) {
+        Some(true) => api::result_text(ctx, "applied")?,
+        Some(false) => api::result_text(ctx, "open")?,
+        None => api::result_null(ctx),
+    }
+    Ok(())
+}
+
+/// NULL when there is nothing to say; an error when the facts are not JSON.
+fn render_advice(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    let (Some(kind), Some(facts)) = (text_arg(args, 0), text_arg(args, 1)) else {
+        api::result_null(ctx);
+        return Ok(());
+    };
+    let facts: serde_json::Value = serde_json::from_str(&facts)
+        .map_err(|e| Error::new_message(format!("render_advice(): the facts are not JSON ({e})")))?;
+    match crate::advice::render::render(&kind, &facts, crate::advice::language::current()) {
+        // redacted again: a knowledge base written before redaction, or by
+        // another program, may hold secrets
+        Some(text) => api::result_text(ctx, redact::redact_private(&text))?,
+        None => api::result_null(ctx),
     }
     Ok(())
 }

@@ -924,7 +924,12 @@ fn mask_paths(text: &str, values: &mut Vec<String>) -> String {
     }
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
-    for token in tokens {
+    for mut token in tokens {
+        // a path in the user's home, written `~/…` (redact_private): the
+        // `~` is part of it, as `/home/NAME` was
+        if token.start > copied && text[..token.start].ends_with('~') && text[token.start..].starts_with('/') {
+            token.start -= 1;
+        }
         out.push_str(&text[copied..token.start]);
         out.push_str("<PATH>");
         values.push(text[token.clone()].to_string());

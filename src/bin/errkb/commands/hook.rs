@@ -58,7 +58,7 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
     // 1000 VM steps; a statement waiting on a lock is bounded by the busy
     // timeout instead, and writing the event may wait for it).
     conn.progress_handler(1000, Some(move || started.elapsed() > BUDGET))?;
-    let (stdin, problems) = payload::for_script(event, payload, hook.unread)?;
+    let (stdin, problems) = payload::for_script(event, payload, hook.unread, hook.read_for)?;
     for problem in problems {
         log_failure(event, &format!("warning: {problem}"));
     }

@@ -343,6 +343,49 @@ fn update_settings(change: fn(Value) -> Value, dry_run: bool, out: &mut impl std
     Ok(())
 }
 
+/// The language errkb speaks to the agent in, from the user's locale
+/// (Korean for a Korean locale, otherwise English), written to config.json
+/// when it says none; a language chosen there stays.
+fn choose_language(dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
+    let path = paths::data_root()?.join("config.json");
+    let mut config = match std::fs::read_to_string(&path) {
+        Ok(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(map)) => map,
+            // a config.json that is not an object is the user's to mend (doctor says so)
+            _ => return Ok(()),
+        },
+        Err(_) => Map::new(),
+    };
+    if config.contains_key("language") {
+        return Ok(());
+    }
+    let language = errkb::advice::language::from_locale();
+    if dry_run {
+        writeln!(
+            out,
+            "would set \"language\": \"{}\" in {}",
+            language.code(),
+            path.display()
+        )?;
+        return Ok(());
+    }
+    config.insert("language".into(), Value::String(language.code().into()));
+    std::fs::create_dir_all(path.parent().context("config folder")?)?;
+    let staging = path.with_extension("json.errkb-tmp");
+    std::fs::write(&staging, serde_json::to_string_pretty(&Value::Object(config))? + "\n")?;
+    std::fs::rename(&staging, &path)?;
+    writeln!(
+        out,
+        "errkb speaks {} to the agent (\"language\" in {})",
+        match language {
+            errkb::advice::language::Language::Korean => "Korean",
+            errkb::advice::language::Language::English => "English",
+        },
+        path.display()
+    )?;
+    Ok(())
+}
+
 /// `errkb install`: the files, the hooks, the catalogs of the user's
 /// languages (so that localized tool messages match their English
 /// originals), then the offer to learn from past sessions.
@@ -353,6 +396,7 @@ pub fn command(
     out: &mut impl std::io::Write,
 ) -> Result<std::process::ExitCode> {
     install(extension, dry_run, out)?;
+    choose_language(dry_run, out)?;
     let langs = crate::commands::catalog::user_languages();
     if !langs.is_empty() {
         if dry_run {

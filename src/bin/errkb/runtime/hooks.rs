@@ -19,9 +19,12 @@ pub struct Hook {
     pub timeout_secs: u64,
     pub script: &'static str,
     /// Payload fields the script never reads, left out of `:stdin` so that
-    /// SQLite does not parse them: a Read's whole file, a command's whole
-    /// output (the sqlite3 shell, given them, gets the same result).
+    /// SQLite does not parse them: a command's whole output (the sqlite3
+    /// shell, given them, gets the same result) …
     pub unread: &'static [&'static str],
+    /// … but for these tools: a Read's file, which a file's history is
+    /// checked against.
+    pub read_for: &'static [&'static str],
     /// Whether the script writes (stores the call): such a hook keeps the
     /// write-ahead log short, before it writes.
     pub writes: bool,
@@ -38,12 +41,13 @@ pub const CODE_AGENT_TYPES: &str = "(executor|architect|designer|build-fixer|gen
 pub const HOOKS: &[Hook] = &[
     Hook {
         event: "PreToolUse",
-        // only the tools it has something to say about
-        matcher: Some("Read|Edit|Write|NotebookEdit|Bash"),
+        // the Bash warning (a file's history comes with PostToolUse)
+        matcher: Some("Bash"),
         timeout_secs: 3,
         script: include_str!("../../../../sql/hooks/PreToolUse.sql"),
         writes: false,
         unread: &[],
+        read_for: &[],
     },
     Hook {
         event: "PostToolUse",
@@ -52,6 +56,7 @@ pub const HOOKS: &[Hook] = &[
         script: include_str!("../../../../sql/hooks/PostToolUse.sql"),
         writes: true,
         unread: &["tool_response"],
+        read_for: &["Read"],
     },
     Hook {
         event: "PostToolUseFailure",
@@ -60,14 +65,16 @@ pub const HOOKS: &[Hook] = &[
         script: include_str!("../../../../sql/hooks/PostToolUseFailure.sql"),
         writes: true,
         unread: &[],
+        read_for: &[],
     },
     Hook {
         event: "SubagentStart",
         matcher: Some(CODE_AGENT_TYPES),
         timeout_secs: 3,
         script: include_str!("../../../../sql/hooks/SubagentStart.sql"),
-        writes: false,
+        writes: true,
         unread: &[],
+        read_for: &[],
     },
     // starts the embedding job in a process of its own and returns at once
     Hook {
@@ -77,6 +84,7 @@ pub const HOOKS: &[Hook] = &[
         script: include_str!("../../../../sql/hooks/SessionEnd.sql"),
         writes: false,
         unread: &[],
+        read_for: &[],
     },
 ];
 

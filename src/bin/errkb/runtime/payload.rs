@@ -18,7 +18,9 @@ const LARGE_PAYLOAD: usize = 1 << 20;
 
 /// The payload as the hook's script is given it (`:stdin`: without the
 /// fields in `unread`, which it never reads), and what is wrong with it.
-pub fn for_script(event: &str, bytes: Vec<u8>, unread: &[&str]) -> Result<(String, Vec<String>)> {
+/// A tool in `read_for` keeps them: its script reads them (a Read's file, to
+/// tell whether a past fix is in it already).
+pub fn for_script(event: &str, bytes: Vec<u8>, unread: &[&str], read_for: &[&str]) -> Result<(String, Vec<String>)> {
     // the bytes read become the text without a copy when they are UTF-8
     let (text, valid_utf8) = match String::from_utf8(bytes) {
         Ok(text) => (text, true),
@@ -27,7 +29,14 @@ pub fn for_script(event: &str, bytes: Vec<u8>, unread: &[&str]) -> Result<(Strin
     let fields = Fields::parse(&text);
     let found = problems(event, valid_utf8, &text, fields.as_ref());
     let without_unread = match &fields {
-        Some(fields) if unread.iter().any(|key| fields.has(key)) => Some(fields.without(unread)?),
+        Some(fields)
+            if unread.iter().any(|key| fields.has(key))
+                && !fields
+                    .text("tool_name")
+                    .is_some_and(|tool| read_for.contains(&tool.as_ref())) =>
+        {
+            Some(fields.without(unread)?)
+        }
         _ => None,
     };
     Ok((without_unread.unwrap_or(text), found))
@@ -235,14 +244,15 @@ mod tests {
     }
 
     fn problems_of(event: &str, text: &str) -> Vec<String> {
-        for_script(event, text.as_bytes().to_vec(), &[]).unwrap().1
+        for_script(event, text.as_bytes().to_vec(), &[], &[]).unwrap().1
     }
 
     #[test]
     fn unread_fields_are_left_out_and_the_rest_kept_as_sent() {
         let text =
             r#"{"session_id": "s\"x", "tool_input": {"command": "ls", "n": 1.50}, "tool_response": {"stdout": "big"}}"#;
-        let (kept, problems) = for_script("PostToolUse", text.as_bytes().to_vec(), &["tool_response"]).unwrap();
+        let (kept, problems) =
+            for_script("PostToolUse", text.as_bytes().to_vec(), &["tool_response"], &["Read"]).unwrap();
         assert_eq!(
             problems,
             [
