@@ -14,7 +14,7 @@ PY      := $(VENV)/bin/python
 MODEL   := $(DIST)/model/model.onnx
 ORT_LIB := $(DIST)/$(if $(filter dylib,$(SOEXT)),libonnxruntime.1.32.0.dylib,libonnxruntime.so.1.32.0)
 
-.PHONY: all loadable deps venv model demo install test claude-code loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
+.PHONY: all loadable deps venv model plugin dist demo install test claude-code loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
 
 all: loadable
 
@@ -99,6 +99,18 @@ install: loadable model
 demo: loadable model
 	@bash scripts/demo.sh
 
+# errkb's Claude Code plugin, self-contained (runner, extension, ONNX
+# Runtime, test model, hooks), and a marketplace offering it:
+# dist/errkb-marketplace. `claude plugin marketplace add dist/errkb-marketplace`,
+# then `claude plugin install errkb@errkb-marketplace`.
+plugin: loadable model
+	$(PY) scripts/build_plugin.py plugin $(DIST)
+
+# The release archive for this platform (dist/errkb-<version>-<os>-<arch>.tar.gz):
+# the plugin and its marketplace, with instructions that need no Rust.
+dist: loadable model
+	$(PY) scripts/build_plugin.py archive $(DIST)
+
 # The real Claude Code client, pinned, for the end-to-end test
 # (tests/test_claude_code.py drives it against a scripted stand-in of the
 # Messages API), with the Agent SDK's hook types and TypeScript to check
@@ -117,7 +129,7 @@ $(CLAUDE):
 
 claude-code: $(CLAUDE)
 
-test: loadable model claude-code test-rust test-sql
+test: loadable model plugin claude-code test-rust test-sql
 
 test-rust:
 	$(CARGO) test --locked --lib --bins

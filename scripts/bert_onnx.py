@@ -147,9 +147,15 @@ def numpy_forward(weights, config, ids, mask, types):
     return x
 
 
+def name_model(out_dir, name):
+    """The name errkb knows the model by (errkb-model.json; errkb adds the
+    hash of the weights the first time it loads them)."""
+    (out_dir / "errkb-model.json").write_text(json.dumps({"name": name}) + "\n")
+
+
 def save(model, out_dir):
     out_dir.mkdir(parents=True, exist_ok=True)
-    for stale in ("model.onnx", "model.onnx.data"):
+    for stale in ("model.onnx", "model.onnx.data", "errkb-model.json"):
         (out_dir / stale).unlink(missing_ok=True)
     onnx.save_model(model, str(out_dir / "model.onnx"), save_as_external_data=True,
                     all_tensors_to_one_file=True, location="model.onnx.data", size_threshold=1024)
@@ -187,6 +193,8 @@ def minilm(dist):
     err = check_against_numpy(fp32, weights, config)
     print(f"all-MiniLM-L6-v2 float32 → {fp32} (max error vs numpy {err:.2e})")
     quantize(fp32 / "model.onnx", int8)
+    name_model(fp32, "all-MiniLM-L6-v2 float32")
+    name_model(int8, "all-MiniLM-L6-v2 int8")
     print(f"all-MiniLM-L6-v2 int8 → {int8}")
 
 
@@ -250,6 +258,7 @@ def standin(out_dir):
         options.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
         ort.InferenceSession(str(tmp / "int8.onnx"), options, providers=["CPUExecutionProvider"])
     (out_dir / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 128}))
+    name_model(out_dir, "production-shaped stand-in (random weights)")
     size = sum(f.stat().st_size for f in out_dir.iterdir()) / 1e6
     print(f"production-shaped stand-in → {out_dir} ({size:.0f} MB)")
 

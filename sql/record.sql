@@ -10,7 +10,7 @@
 -- No embedding is computed here: the batch job does that later. Secrets
 -- in the error and the resolution are redacted before they are stored.
 INSERT INTO kb_learn (ts, error_raw, resolution, resolved_by, tool_sequence)
-VALUES (coalesce(:ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), redact_private(:error), redact_private(:resolution),
+VALUES (coalesce(:ts, utc_now()), redact_private(:error), redact_private(:resolution),
         :resolved_by, :tool_sequence);
 
 SELECT id, error_normalized, use_count FROM error_kb WHERE error_normalized = normalize_error(redact_private(:error));

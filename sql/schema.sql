@@ -279,6 +279,21 @@ WHERE (SELECT user_version FROM pragma_user_version) < 12
 UPDATE transcript_imports SET path = redact_private(path)
 WHERE (SELECT user_version FROM pragma_user_version) < 12 AND redact_private(path) <> path;
 
+-- Version 13: vectors carry their model. The one row names the model that
+-- made every vector in vec_error_kb (embed_model()'s "model": its name and
+-- the hash of its weights) and their width. The embedding job writes it
+-- and re-embeds everything when the model in use is another; the vector
+-- stage is skipped while they differ, so vectors of two models are never
+-- compared. Vectors stored before are of an unknown model: the job makes
+-- them again.
+CREATE TABLE IF NOT EXISTS vector_model (
+  one INTEGER PRIMARY KEY CHECK (one = 1),
+  model TEXT NOT NULL,
+  dimensions INTEGER NOT NULL
+);
+DELETE FROM vec_error_kb
+WHERE (SELECT user_version FROM pragma_user_version) < 13 AND NOT EXISTS (SELECT 1 FROM vector_model);
+
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 12;
+PRAGMA user_version = 13;

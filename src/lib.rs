@@ -3,6 +3,7 @@
 //! sqlite-vec (`vec0`, `vec_*`), so one load gives the whole SQL surface.
 
 pub mod advice;
+pub mod clock;
 pub mod config;
 pub mod embedding;
 pub mod learning;

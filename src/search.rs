@@ -223,6 +223,23 @@ fn vector_match(db: *mut sqlite3, query: &Query) -> std::result::Result<Option<H
     if !any.step()? {
         return Ok(None);
     }
+    // Vectors of another model are not comparable with this one's: the
+    // stage waits until the embedding job has made them again.
+    let mut made_by = Statement::prepare(db, "SELECT model FROM vector_model")?;
+    let stored = match made_by.step()? {
+        true => match made_by.column(0) {
+            Value::Text(model) => model,
+            _ => return Ok(None),
+        },
+        false => return Ok(None),
+    };
+    let current = crate::embedding::model_files::resolve_model()?.identity()?.id();
+    if stored != current {
+        return Err(format!(
+            "the vectors were made by {stored}, the model in use is {current}; \
+             the embedding job (errkb embed, run at each session's end) makes them again"
+        ));
+    }
     let (vector, thresholds) =
         crate::embedding::embed::with_embedder(|e| Ok((e.embed(&[sig.text.as_str()])?.pop().flatten(), e.thresholds)))?;
     let Some(vector) = vector else { return Ok(None) };

@@ -16,9 +16,8 @@ pub fn debug_report() -> String {
     };
     format!(
         "Version: {VERSION}\nCommit: {GIT_HASH}\nSQLite: {}\nsqlite-vec: v{SQLITE_VEC_VERSION}\n\
-         Dimensions: {}\nModel: {model}\nONNX Runtime: {}",
+         Model: {model}\nONNX Runtime: {}",
         crate::sql_api::ffi::libversion(),
-        crate::embedding::embed::DIMENSIONS,
         found(crate::embedding::model_files::resolve_onnxruntime()),
     )
 }

@@ -68,6 +68,11 @@ def hooks_table():
             for event, [group] in declared.items()]
 
 
+# Vectors stored by hand must say which model made them (the embedding job
+# writes this row; the vector stage reads only vectors of the model in use).
+RECORD_VECTOR_MODEL = ("INSERT OR REPLACE INTO vector_model (one, model, dimensions) "
+                       "SELECT 1, embed_model() ->> '$.model', embed_model() ->> '$.dimensions'")
+
 MODEL_DIR = DIST / "model"            # int8, the default beside the extension
 FP32_MODEL_DIR = DIST / "model-fp32"  # the float32 reference
 
@@ -96,6 +101,17 @@ def runner(*args, stdin=None, env=None, check=False, cwd=None, timeout=120):
     if check and proc.returncode != 0:
         raise AssertionError(f"errkb {args} failed ({proc.returncode}): {proc.stderr}")
     return proc
+
+
+def peak_rss_kib(cmd, env=None, tmp_path=None):
+    """Run `cmd` under GNU time: (exit code, stdout, stderr, its peak RSS in
+    KiB). Not os.wait4 of a child of this process: a child forked from pytest
+    counts pytest's own memory until it execs."""
+    import tempfile
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
+        proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", report.name, *map(str, cmd)],
+                              capture_output=True, text=True, env=env)
+        return proc.returncode, proc.stdout, proc.stderr, int(report.read().split()[-1])
 
 
 @pytest.fixture

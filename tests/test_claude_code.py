@@ -10,7 +10,9 @@ import subprocess
 import pytest
 
 from claude_standin import StandIn, context_after, text, tool_use
-from conftest import CLAUDE, ROOT, connection, runner
+from conftest import CLAUDE, DIST, connection, runner
+
+PLUGIN_MARKETPLACE = DIST / "errkb-marketplace"  # make plugin
 from snapshot import snapshot as snapshot_text
 
 def claude(home, project, standin, prompt, *extra):
@@ -328,31 +330,66 @@ def test_subagents_briefing_is_for_code_agents_and_their_errors_their_own(sessio
     assert briefing(requests, "HELPER-FIX") != ""
 
 
-def test_the_plugin_runs_the_same_hooks(sessions, tmp_path):
-    """--plugin-dir: the repository as a plugin, no hooks in settings.json;
-    its bin/errkb falls back to this checkout's dist/errkb."""
-    home = tmp_path / "home"
-    (home / ".reflexion" / "data").mkdir(parents=True)
-    shutil.copy(sessions["home"] / ".reflexion" / "data" / "reflexion.db", home / ".reflexion" / "data")
-    reset(sessions["project"])
-    script = {"start:SCRIPT-PLUGIN": [bash("toolu_p1", "python3 app.py")], "after:toolu_p1": [text("done")]}
-    with StandIn(script) as standin:
-        claude(home, sessions["project"], standin, "SCRIPT-PLUGIN", "--plugin-dir", str(ROOT))
-        requests = list(standin.requests)
-    assert "ran: ./install-deps.sh" in told(requests, "toolu_p1")
-    assert not (home / ".claude" / "settings.json").exists() or "hooks" not in json.loads(
-        (home / ".claude" / "settings.json").read_text())
-
-
-def test_claude_validates_the_plugin(tmp_path):
-    proc = subprocess.run([str(CLAUDE), "plugin", "validate", str(ROOT)], capture_output=True, text=True,
-                          env={"HOME": str(tmp_path), "PATH": os.environ["PATH"]}, timeout=60)
+def plugin_cli(home, *args):
+    proc = subprocess.run([str(CLAUDE), "plugin", *args], capture_output=True, text=True, timeout=120,
+                          env={"HOME": str(home), "PATH": os.environ["PATH"], "DISABLE_AUTOUPDATER": "1",
+                               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "Validation passed" in proc.stdout
+    return proc.stdout
 
 
-def test_the_plugin_hooks_file_is_the_hook_table():
-    assert (ROOT / "hooks" / "hooks.json").read_text() == runner("plugin-hooks", check=True).stdout
+def test_the_plugin_installed_from_its_marketplace(sessions, tmp_path):
+    """make plugin's folder, installed the way users install it (marketplace
+    add, install), runs the same hooks from its own files: no hooks in
+    settings.json, nothing from this checkout or ~/.reflexion/bin."""
+    home = tmp_path / "home"
+    home.mkdir()
+    market = tmp_path / "errkb-marketplace"  # where a user unpacked the release
+    shutil.copytree(PLUGIN_MARKETPLACE, market)
+    plugin_cli(home, "marketplace", "add", str(market))
+    plugin_cli(home, "install", "errkb@errkb-marketplace")
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert settings["enabledPlugins"] == {"errkb@errkb-marketplace": True} and "hooks" not in settings
+    # what session one taught, in this HOME's knowledge base
+    (home / ".reflexion" / "data").mkdir(parents=True)
+    shutil.copy(sessions["teach_db"], home / ".reflexion" / "data" / "reflexion.db")
+    reset(sessions["project"])
+    script = {"start:SCRIPT-PLUGIN": [bash("toolu_plugin1", "python3 app.py")], "after:toolu_plugin1": [text("done")]}
+    with StandIn(script) as standin:
+        claude(home, sessions["project"], standin, "SCRIPT-PLUGIN")
+        requests = list(standin.requests)
+    assert "ran: ./install-deps.sh" in told(requests, "toolu_plugin1")
+    with connection(home / ".reflexion" / "data" / "reflexion.db") as conn:
+        stored = conn.execute("SELECT type, count(*) FROM events WHERE data ->> '$.toolUseId' = 'toolu_plugin1' "
+                              "GROUP BY type ORDER BY type").fetchall()
+    assert stored == [("advice", 1), ("tool_error", 1)]  # each hook ran once
+    assert not (home / ".reflexion" / "bin").exists()
+    # the plugin's own runner reports its own setup, the model loading in it
+    doctor = subprocess.run([str(market / "errkb" / "bin" / "errkb"), "doctor"], capture_output=True, text=True,
+                            env={"HOME": str(home), "PATH": "/usr/bin:/bin"}).stdout
+    assert "ok   hooks         from errkb's plugin errkb@errkb-marketplace" in doctor, doctor
+    assert "ok   model         all-MiniLM-L6-v2 int8 sha256:" in doctor and "loads and embeds in" in doctor, doctor
+
+
+def test_claude_validates_the_plugin_and_its_marketplace(tmp_path):
+    for folder in (PLUGIN_MARKETPLACE / "errkb", PLUGIN_MARKETPLACE):
+        out = plugin_cli(tmp_path, "validate", str(folder))
+        assert "Validation passed" in out
+
+
+def test_the_plugin_is_self_contained_and_has_one_version():
+    files = [f for f in PLUGIN_MARKETPLACE.rglob("*") if f.is_file()]
+    size = sum(f.stat().st_size for f in files)
+    assert size <= 150e6, f"{size / 1e6:.0f} MB"
+    names = {str(f.relative_to(PLUGIN_MARKETPLACE / "errkb")) for f in files if "errkb/" in str(f)}
+    assert {"bin/errkb", "bin/model/model.onnx", "bin/model/tokenizer.json", "hooks/hooks.json",
+            ".claude-plugin/plugin.json", "README.md"} <= names
+    assert any(n.startswith("bin/libonnxruntime") for n in names)
+    version = runner("--version", check=True).stdout.split()[1]
+    plugin = json.loads((PLUGIN_MARKETPLACE / "errkb" / ".claude-plugin" / "plugin.json").read_text())
+    offer = json.loads((PLUGIN_MARKETPLACE / ".claude-plugin" / "marketplace.json").read_text())
+    assert plugin["version"] == version == offer["plugins"][0]["version"]
+    assert offer["plugins"][0]["source"] == "./errkb"
 
 
 def test_payloads_and_outputs_type_check_against_the_sdk(sessions, tmp_path):

@@ -2,7 +2,7 @@
 with the test model (all-MiniLM-L6-v2, converted by make model)."""
 import pytest
 
-from conftest import FP32_MODEL_DIR, MODEL_DIR, insert_kb, sqlite, sqlite_value
+from conftest import FP32_MODEL_DIR, MODEL_DIR, RECORD_VECTOR_MODEL, insert_kb, sqlite, sqlite_value
 
 WEATHER, SUNNY, STADIUM = "The weather is lovely today.", "It''s so sunny outside!", "He drove to the stadium."
 
@@ -58,7 +58,7 @@ def test_missing_model_is_a_clear_error_from_embed(bare_extension, tmp_path):
     proc = sqlite(":memory:", "SELECT embed('x')", extension=extension, env=env, check=False)
     assert proc.returncode == 1
     assert "embed(): no model found (looked in" in proc.stderr
-    assert "'errkb model download'" in proc.stderr and "'make model'" in proc.stderr
+    assert "'errkb model download'" in proc.stderr and "'errkb install'" in proc.stderr
     proc = sqlite(":memory:", "SELECT embed('x')", env={"ERRKB_MODEL": str(tmp_path / "nowhere")}, check=False)
     assert f"embed(): no model at {tmp_path / 'nowhere'} (it needs tokenizer.json" in proc.stderr
 
@@ -88,7 +88,7 @@ def test_set_model_validates_the_directory(tmp_path):
 @pytest.fixture
 def kb_with_vectors(kb):
     insert_kb(kb, [{"error_normalized": "Cannot find module <STR>", "resolution": "npm install"}])
-    sqlite(kb, "INSERT INTO vec_error_kb SELECT id, embed(error_normalized) FROM error_kb")
+    sqlite(kb, "INSERT INTO vec_error_kb SELECT id, embed(error_normalized) FROM error_kb", RECORD_VECTOR_MODEL)
     return kb
 
 

@@ -41,7 +41,7 @@ def test_nothing_to_do_returns_at_once_ra_005_3(kb, tmp_path):
     # ...while the same run with work to do needs it.
     insert_kb(kb, [{"error_normalized": "another error"}])
     proc = runner("--db", str(kb), "embed", env=no_model)
-    assert proc.returncode == 2 and "embed_batch(): no model at" in proc.stderr
+    assert proc.returncode == 2 and "embed_model(): no model at" in proc.stderr
 
 
 def test_vectors_match_embed(kb):

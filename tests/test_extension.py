@@ -1,9 +1,10 @@
 """The SQL surface of the extension, through the stock sqlite3 shell."""
 import json
+import re
 
 import pytest
 
-from conftest import EXTENSION, SQL, connection, runner, sqlite, sqlite_value
+from conftest import EXTENSION, ROOT, SQL, connection, runner, sqlite, sqlite_value
 
 ERRKB_FUNCTIONS = {
     "embed/1", "errkb_set_model/1", "errkb_prepare_model/1",
@@ -12,7 +13,7 @@ ERRKB_FUNCTIONS = {
     "error_signature/1", "error_headline/1", "error_codes/1", "translate_messages/1", "command_subject/1", "fix_key/1", "edit_hunk/2",
     "redact_private/1", "failure_kind/1", "fix_uid/3", "error_identified/1",
     "render_advice/2", "file_history_status/4",
-    "kb_file_names/2",
+    "kb_file_names/2", "embed_model/0", "utc_now/0",
 }
 SQLITE_VEC_FUNCTIONS = {
     "vec_add/2", "vec_bit/1", "vec_debug/0", "vec_distance_cosine/2", "vec_distance_hamming/2",
@@ -119,7 +120,6 @@ def test_kb_resolves_shows_what_a_success_teaches(tmp_path):
         ("length_ratio('😀', 'ab')", "1.0"),  # lengths in UTF-16 units, as JavaScript
         ("length_ratio('x', NULL) IS NULL", "1"),
         ("length_ratio(1234567, 12)", "0.285714285714286"),
-        ("errkb_version()", "v0.1.0"),
         ("path_basename('/work/app/')", "app"),
         ("path_basename(NULL) IS NULL", "1"),
     ],
@@ -128,10 +128,17 @@ def test_function_results(expr, expected):
     assert sqlite_value(":memory:", f"SELECT {expr}") == expected
 
 
+def test_one_version_number_everywhere():
+    """Cargo.toml holds the version; the extension and the runner say it."""
+    version = re.search(r'^version = "(.+)"$', (ROOT / "Cargo.toml").read_text(), re.M).group(1)
+    assert sqlite_value(":memory:", "SELECT errkb_version()") == f"v{version}"
+    assert runner("--version", check=True).stdout.strip() == f"errkb {version}"
+
+
 def test_debug_names_every_version():
     report = sqlite_value(":memory:", "SELECT errkb_debug()")
     lines = dict(line.split(": ", 1) for line in report.splitlines())
-    assert lines["Version"] == "v0.1.0"
+    assert lines["Version"] == sqlite_value(":memory:", "SELECT errkb_version()")
     assert lines["SQLite"] == sqlite_value(":memory:", "SELECT sqlite_version()")
     assert lines["sqlite-vec"] == sqlite_value(":memory:", "SELECT vec_version()")
     assert lines["Commit"]

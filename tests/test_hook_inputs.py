@@ -113,7 +113,8 @@ def test_database_file_that_is_not_sqlite(home):
 
 def test_missing_home_logs_to_the_temporary_directory(tmp_path):
     run_hook("PostToolUseFailure", body(), {"TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
-    assert "HOME is not set" in (tmp_path / "errkb-hooks.log").read_text()
+    [log] = tmp_path.glob("errkb-*-hooks.log")
+    assert "HOME is not set" in log.read_text()
 
 
 def test_a_locked_database_is_waited_for(home):

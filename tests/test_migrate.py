@@ -3,7 +3,7 @@
 rows that now collide merge without losing counts."""
 import json
 
-from conftest import SCHEMA_VERSION, connection, insert_kb, runner, sqlite
+from conftest import RECORD_VECTOR_MODEL, SCHEMA_VERSION, connection, insert_kb, runner, sqlite
 
 
 def test_old_keys_are_recomputed_and_collisions_merged(kb):
@@ -22,7 +22,7 @@ def test_old_keys_are_recomputed_and_collisions_merged(kb):
     with connection(kb) as conn:
         conn.execute("INSERT INTO learned_errors (event_id, error_kb_id, ts) VALUES (10, 1, 't')")
         conn.execute("INSERT INTO error_kb_files VALUES ('b.ts', 1)")
-    sqlite(kb, "INSERT INTO vec_error_kb SELECT id, embed(error_normalized) FROM error_kb")
+    sqlite(kb, "INSERT INTO vec_error_kb SELECT id, embed(error_normalized) FROM error_kb", RECORD_VECTOR_MODEL)
 
     out = runner("--db", str(kb), "migrate", check=True).stdout
     assert out == "re-keyed 2 entries, merged 1; run errkb embed for their vectors\n"

@@ -136,8 +136,12 @@ def test_an_existing_transformers_js_cache_is_used_as_is(hub_files, tmp_path):
         (cache / name).write_bytes(data)
     extension = bare_copy(tmp_path)
     assert max(abs(a - b) for a, b in zip(vector(tmp_path, extension), vector(None, None))) < 1e-5
+    # the cache's files stay as they are; errkb adds only the model's
+    # identity (its hash, computed once)
     assert sorted(p.name for p in cache.rglob("*") if p.is_file()) == [
-        "model_quantized.onnx", "tokenizer.json", "tokenizer_config.json"]
+        "errkb-model.json", "model_quantized.onnx", "tokenizer.json", "tokenizer_config.json"]
+    for name, data in hub_files.items():
+        assert (cache / name).read_bytes() == data
 
 
 def bare_copy(tmp_path):

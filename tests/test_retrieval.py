@@ -22,10 +22,11 @@ def stored(problem):
 
 def signature(text):
     import tempfile
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
         f.write(text)
-    out = sqlite(":memory:", f"SELECT error_signature(CAST(readfile('{f.name}') AS TEXT)) || char(31) "
-                             f"|| error_codes(CAST(readfile('{f.name}') AS TEXT))").stdout
+        f.flush()
+        out = sqlite(":memory:", f"SELECT error_signature(CAST(readfile('{f.name}') AS TEXT)) || char(31) "
+                                 f"|| error_codes(CAST(readfile('{f.name}') AS TEXT))").stdout
     sig, codes = out.strip().split("\x1f")
     return sig, {(c["kind"], c["value"]) for c in json.loads(codes)}
 

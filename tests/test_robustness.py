@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import FP32_MODEL_DIR, ROOT, RUNNER, connection, runner, sqlite, sqlite_value
+from conftest import FP32_MODEL_DIR, ROOT, RUNNER, connection, peak_rss_kib, runner, sqlite, sqlite_value
 
 
 def payload(session, tool, tool_input, error=None, event="PostToolUse"):
@@ -24,13 +24,10 @@ def test_embed_cuts_long_input_before_tokenizing(tmp_path):
     small (tokenizing the whole text first took 2.8 GB)."""
     big = tmp_path / "big.txt"
     big.write_text("Error: Cannot find module 'express' " * 300_000)  # about 10.8 MB
-    proc = subprocess.Popen(["sqlite3", ":memory:", "-cmd", f".load {ROOT / 'dist' / 'errkb'}",
-                             f"SELECT length(embed(CAST(readfile('{big}') AS TEXT)))"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
-    out = proc.stdout.read()
-    assert os.waitstatus_to_exitcode(status) == 0 and out.strip() == "1536"
-    assert usage.ru_maxrss < 300 * 1024, f"peak RSS {usage.ru_maxrss} KiB"
+    code, out, err, rss = peak_rss_kib(["sqlite3", ":memory:", "-cmd", f".load {ROOT / 'dist' / 'errkb'}",
+                                        f"SELECT length(embed(CAST(readfile('{big}') AS TEXT)))"])
+    assert code == 0 and out.strip() == "1536", err
+    assert rss < 300 * 1024, f"peak RSS {rss} KiB"
 
 
 def nan_model(tmp_path):
@@ -67,13 +64,21 @@ def test_null_in_null_out(call):
 
 
 @pytest.mark.skipif(shutil.which("faketime") is None, reason="faketime is not installed (make deps installs it)")
-def test_a_clock_in_year_10000_is_logged_not_a_panic(tmp_path):
-    proc = subprocess.run(["faketime", "10000-01-02 00:00:00", str(RUNNER), "hook", "PostToolUseFailure"],
+@pytest.mark.parametrize("clock, stored", [("10000-01-02 00:00:00", "9999-12-31T23:59:59.999Z"),
+                                           ("1970-01-01 00:00:05", "1970-01-01T00:00:0")])
+def test_a_clock_out_of_range_keeps_the_event_and_doctor_says_so(tmp_path, clock, stored):
+    env = {"HOME": str(tmp_path), "PATH": os.environ["PATH"]}
+    proc = subprocess.run(["faketime", clock, str(RUNNER), "hook", "PostToolUseFailure"],
                           input=payload("s", "Bash", {"command": "make"}, "boom", "PostToolUseFailure"),
-                          capture_output=True, text=True, env={"HOME": str(tmp_path), "PATH": os.environ["PATH"]})
+                          capture_output=True, text=True, env=env)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
-    log = (tmp_path / ".reflexion" / "logs" / "hooks.log").read_text()
-    assert log.startswith("(clock out of range) PostToolUseFailure: ")
+    with connection(tmp_path / ".reflexion" / "data" / "reflexion.db") as conn:
+        [(ts,)] = conn.execute("SELECT ts FROM events WHERE type = 'tool_error'").fetchall()
+    assert ts.startswith(stored)  # faketime's clock runs on from the time given
+    doctor = subprocess.run(["faketime", clock, str(RUNNER), "doctor"], capture_output=True, text=True, env=env)
+    assert doctor.returncode == 1 and doctor.stderr == ""
+    assert "FAIL clock         the system clock says " in doctor.stdout
+    assert "remedy: set the system clock" in doctor.stdout
 
 
 def test_advice_given_is_not_a_step_of_the_next_fix(tmp_path):

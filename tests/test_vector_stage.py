@@ -9,7 +9,7 @@ import struct
 
 import pytest
 
-from conftest import MODEL_DIR, connection, insert_kb, sqlite
+from conftest import MODEL_DIR, RECORD_VECTOR_MODEL, connection, insert_kb, sqlite
 
 QUERY = "Cannot find module <STR> in the workspace"
 SHARES_KEYWORD = "the module could not be located anywhere"      # shares "module"
@@ -41,7 +41,7 @@ def store(db, rows):
     with connection(db) as conn:
         ids = dict(conn.execute("SELECT error_normalized, id FROM error_kb"))
     values = ", ".join(f"({ids[key]}, X'{struct.pack('<384f', *vec).hex()}')" for key, _, vec in rows)
-    sqlite(db, f"INSERT INTO vec_error_kb(error_kb_id, embedding) VALUES {values}")
+    sqlite(db, f"INSERT INTO vec_error_kb(error_kb_id, embedding) VALUES {values}", RECORD_VECTOR_MODEL)
 
 
 SEED = {"match_distance": 0.76, "keyword_check_distance": 0.85}

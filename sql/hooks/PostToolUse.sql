@@ -15,7 +15,7 @@ CREATE TEMP TABLE payload (ts, session_id, cwd, tool, command, file_path, target
                            tool_use_id, subject, edit, sandbox_off, content);
 INSERT INTO temp.payload (ts, session_id, cwd, tool, command, file_path, target, agent_type, model, agent_id,
                           tool_use_id, edit, sandbox_off, content)
-SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+SELECT coalesce(:event_ts, utc_now()),
        coalesce(f ->> '$[0]', 'unknown'), redact_private(f ->> '$[1]'), f ->> '$[2]',
        redact_private(substr(f ->> '$[3]', 1, 20000)), coalesce(f ->> '$[4]', f ->> '$[8]'),
        redact_private(substr(coalesce(f ->> '$[5]', f ->> '$[14]', f ->> '$[15]', f ->> '$[16]', f ->> '$[17]',
@@ -160,7 +160,7 @@ ON CONFLICT (fix_id, replica) DO UPDATE SET helped = helped + 1;
 -- 5. The file's history, noted (the fixes told, so that no hook tells
 -- this agent one again) and told.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
-SELECT 1, 'advice', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_basename(p.cwd), p.cwd,
+SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,
        json_object('tool', p.tool, 'kind', 'file', 'key', 'file:' || replace(redact_path(p.file_path), p.cwd || '/', ''),
                    'fixes', json((SELECT json_group_array(fix_uid) FROM temp.history)), 'agentId', p.agent_id,
                    'toolUseId', p.tool_use_id)

@@ -24,7 +24,7 @@ CREATE TEMP TABLE payload (ts, session_id, cwd, tool, secrets_out, error, error_
                            kind);
 INSERT INTO temp.payload (ts, session_id, cwd, tool, secrets_out, subject, line, file, target, sandbox_off, agent_id,
                           tool_use_id, kind)
-SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+SELECT coalesce(:event_ts, utc_now()),
        coalesce(:stdin ->> '$.session_id', 'unknown'), redact_private(:stdin ->> '$.cwd'), :stdin ->> '$.tool_name',
        redact_secrets(substr(coalesce(:stdin ->> '$.error', ''), 1, 20000)),
        CASE WHEN :stdin ->> '$.tool_name' IN ('Bash', 'PowerShell') THEN redact_private(command_subject(:stdin ->> '$.tool_input.command')) END,
@@ -42,7 +42,7 @@ SELECT coalesce(:event_ts, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
        -- an interrupt, the tool's own error, or Claude Code's report of
        -- something else (a rejection, a denial, a block: failure_kind)
        CASE WHEN coalesce(:stdin ->> '$.is_interrupt', 0) IN (1, 'true') THEN 'interrupt'
-            ELSE failure_kind(coalesce(:stdin ->> '$.error', '')) END;
+            ELSE failure_kind(substr(coalesce(:stdin ->> '$.error', ''), 1, 20000)) END;
 -- What is derived from the error, for errors and interrupts only: a
 -- rejection's text holds the user's words, which are not kept.
 -- The key is made of the error with its home folder as it was (a path, so
@@ -124,14 +124,14 @@ CREATE TEMP TABLE errkb_continue AS SELECT 1 FROM temp.hit;
 -- this agent is told each once, by any hook), the error it answered, and
 -- how the fix was found (for the history views). All or nothing.
 SAVEPOINT advise;
-UPDATE error_kb SET use_count = use_count + 1, last_used = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+UPDATE error_kb SET use_count = use_count + 1, last_used = utc_now()
 WHERE id = (SELECT id FROM temp.hit);
-UPDATE fixes SET last_used = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = (SELECT fix_id FROM temp.hit);
+UPDATE fixes SET last_used = utc_now() WHERE id = (SELECT fix_id FROM temp.hit);
 INSERT INTO fix_counts (fix_id, replica, advised) SELECT fix_id, '', 1 FROM temp.hit WHERE fix_id IS NOT NULL
 ON CONFLICT (fix_id, replica) DO UPDATE SET advised = advised + 1;
 
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
-SELECT 1, 'advice', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_basename(p.cwd), p.cwd,
+SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,
        json_object('tool', p.tool, 'kind', 'failure', 'key', 'fix:' || coalesce(h.fix_uid, h.id),
                    'fixes', json_array(h.fix_uid), 'agentId', p.agent_id, 'toolUseId', p.tool_use_id,
                    'errorKbId', h.id, 'fixId', h.fix_id, 'stage', h.stage, 'distance', h.distance)

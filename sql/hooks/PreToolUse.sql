@@ -50,7 +50,7 @@ fix AS (
   LIMIT 1)
 
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
-SELECT 1, 'advice', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_basename(p.cwd), p.cwd,
+SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,
        json_object('tool', p.tool, 'kind', 'bash', 'key', 'bash:' || p.subject, 'fixes', json_array(fix.uid),
                    'agentId', p.agent_id, 'toolUseId', p.tool_use_id,
                    'text', render_advice('bash', json_object(

@@ -63,7 +63,7 @@ SELECT render_advice('briefing', json_object(
 -- Noted as what this subagent was told (the fixes whose error the text
 -- shows), so that no hook tells it one of them again.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
-SELECT 1, 'advice', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), p.session_id, path_basename(p.cwd), p.cwd,
+SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,
        json_object('tool', 'Agent', 'kind', 'briefing', 'key', 'briefing',
                    'fixes', json((SELECT json_group_array(b.fix_uid) FROM temp.briefing AS b
                                   WHERE b.fix_uid IS NOT NULL AND instr(t.text, substr(b.headline, 1, 40)) > 0)),

@@ -42,10 +42,14 @@ FROM todo
 JOIN embed_batch((SELECT json_group_array(text) FROM (SELECT text FROM todo ORDER BY i))) AS e ON e.i = todo.i;
 
 -- 2. Store the vectors in one short write. Rows another run stored in the
---    meantime are left as they are, so running twice never duplicates.
+--    meantime are left as they are, so running twice never duplicates;
+--    and only while the vectors stored are the model's (vector_model,
+--    which `errkb embed` sets before its first batch), so that vectors of
+--    two models never mix.
 INSERT INTO vec_error_kb (error_kb_id, embedding)
 SELECT error_kb_id, embedding FROM temp.embed_job_batch AS b
 WHERE embedding IS NOT NULL
+  AND (SELECT model FROM vector_model) = embed_model() ->> '$.model'
   AND NOT EXISTS (SELECT 1 FROM vec_error_kb_rowids AS v WHERE v.rowid = b.error_kb_id);
 
 SELECT count(embedding), count(*) - count(embedding), max(error_kb_id) FROM temp.embed_job_batch;

@@ -1,8 +1,8 @@
 //! `embed(text)`: sentence-transformers embeddings on ONNX Runtime.
 //!
 //! Token embeddings from the ONNX model, mean-pooled over the attention
-//! mask, L2-normalised: 384 float32 values, little-endian, as vec0 stores
-//! them. The runtime and the model are loaded once per process, on first
+//! mask, L2-normalised: float32 values (as many as the model's width, 384
+//! for the models errkb ships with), little-endian, as vec0 stores them. The runtime and the model are loaded once per process, on first
 //! use, so a caller that never reaches the vector stage never pays for them.
 
 use std::path::PathBuf;
@@ -13,11 +13,9 @@ use ort::session::Session;
 use ort::value::Tensor;
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
-use crate::embedding::model_files::{self, ModelFiles};
+use crate::embedding::model_files::{self, ModelFiles, ModelIdentity};
 use crate::embedding::unigram::{self, CompactTokenizer};
 
-/// Embedding width the knowledge base stores (`vec_error_kb`'s float[384]).
-pub const DIMENSIONS: usize = 384;
 /// Longest batch the batch job hands over at once.
 pub const MAX_BATCH: usize = 50;
 /// Token limit when the model directory does not say.
@@ -39,6 +37,10 @@ pub struct Embedder {
     max_input_bytes: usize,
     /// The vector stage's distances for this model.
     pub thresholds: Thresholds,
+    /// Which model this is (the database records it beside the vectors).
+    pub identity: ModelIdentity,
+    /// The vectors' width.
+    pub dimensions: usize,
 }
 
 /// Where the vector stage draws its lines, on vec0's L2 distance between
@@ -145,7 +147,15 @@ impl Embedder {
         let (tokenizer, pad_id) =
             tokenizer.map_err(|e| format!("cannot load the tokenizer {}: {e}", files.tokenizer.display()))?;
         let wants_token_type_ids = session.inputs().iter().any(|i| i.name() == "token_type_ids");
+        let dimensions = output_width(&session)?;
+        let mut identity = files.identity()?;
+        if identity.dimensions != Some(dimensions) {
+            identity.dimensions = Some(dimensions);
+            identity.write(&files.dir);
+        }
         Ok(Embedder {
+            identity,
+            dimensions,
             session,
             tokenizer,
             pad_id,
@@ -193,10 +203,11 @@ impl Embedder {
         let hidden = outputs[0]
             .try_extract_array::<f32>()
             .map_err(|e| format!("unexpected model output: {e}"))?;
-        if hidden.ndim() != 3 || hidden.shape()[2] != DIMENSIONS {
+        if hidden.ndim() != 3 || hidden.shape()[2] != self.dimensions {
             return Err(format!(
-                "the model gives {:?}-shaped output; errkb stores {DIMENSIONS}-dimensional vectors",
-                hidden.shape()
+                "the model gives {:?}-shaped output, not (texts, tokens, {})",
+                hidden.shape(),
+                self.dimensions
             ));
         }
         for (r, &i) in wanted.iter().enumerate() {
@@ -284,7 +295,7 @@ impl AnyTokenizer {
 /// sentence-transformers pooling: the mean of the token vectors the
 /// attention mask keeps, scaled to unit length.
 fn mean_pool_normalized(hidden: &ndarray::ArrayViewD<'_, f32>, mask: &[i64], row: usize) -> Vec<f32> {
-    let mut sum = vec![0f32; DIMENSIONS];
+    let mut sum = vec![0f32; hidden.shape()[2]];
     let mut kept = 0f32;
     for (t, &m) in mask.iter().enumerate() {
         if m != 0 {
@@ -297,6 +308,19 @@ fn mean_pool_normalized(hidden: &ndarray::ArrayViewD<'_, f32>, mask: &[i64], row
     let mean: Vec<f32> = sum.iter().map(|s| s / kept.max(1.0)).collect();
     let norm = mean.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
     mean.iter().map(|x| x / norm).collect()
+}
+
+/// The width of the model's token vectors (its first output's last
+/// dimension), which its embeddings have too.
+fn output_width(session: &Session) -> Result<usize, String> {
+    let output = session.outputs().first().ok_or("the model has no output")?;
+    match output.dtype() {
+        ort::value::ValueType::Tensor { shape, .. } if shape.len() == 3 && shape[2] > 0 => Ok(shape[2] as usize),
+        other => Err(format!(
+            "the model's output {} is {other:?}; errkb needs token vectors (texts, tokens, width)",
+            output.name()
+        )),
+    }
 }
 
 /// The model's token limit: sentence-transformers' `max_seq_length`, else
@@ -362,6 +386,8 @@ pub fn with_embedder<R>(f: impl FnOnce(&mut Embedder) -> Result<R, String>) -> R
 /// original files are left as they are (a Transformers.js cache stays valid).
 pub fn prepare(dir: &std::path::Path) -> Result<PathBuf, String> {
     let files = ModelFiles::in_dir(dir)?;
+    // the identity of the weights as published, kept across the conversion
+    files.identity()?;
     // a Unigram vocabulary (the production model's 250,002 pieces) is
     // read many times faster from errkb's own file than from JSON
     unigram::prepare(&files.tokenizer)?;
@@ -390,6 +416,17 @@ pub fn prepare(dir: &std::path::Path) -> Result<PathBuf, String> {
     drop(session);
     std::fs::rename(&staging, &target).map_err(|e| format!("cannot write {}: {e}", target.display()))?;
     Ok(target)
+}
+
+/// The model in use: its identity and width, from its manifest; loads the
+/// model only when the manifest does not know its width yet.
+pub fn current_model() -> Result<(ModelIdentity, usize), String> {
+    let files = model_files::resolve_model()?;
+    let identity = files.identity()?;
+    if let Some(dimensions) = identity.dimensions {
+        return Ok((identity, dimensions));
+    }
+    with_embedder(|e| Ok((e.identity.clone(), e.dimensions)))
 }
 
 /// Whether a model is loaded in this process, and which (for errkb_debug).

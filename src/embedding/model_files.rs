@@ -10,8 +10,14 @@
 //!    (also where `errkb model download` puts the production model);
 //! 3. `model/` beside the extension file (what `make model` builds).
 //!
+//! 4. `~/.reflexion/lib/model/`, where `errkb install` puts the model it
+//!    was built with (the bundled test model) when no other is in use.
+//!
 //! ONNX Runtime: `$ERRKB_ORT_LIB`, else `libonnxruntime.so*` beside the
 //! extension file, else in `~/.reflexion/lib/`.
+//!
+//! `errkb doctor` asks the same questions for the runner the hooks run
+//! (`resolve_model_for`), which need not be the program asking.
 //!
 //! "The extension file" is the file this code runs from: `errkb.so` in
 //! the sqlite3 shell, the `errkb` program itself in the runner (which has
@@ -73,27 +79,52 @@ fn explicit_model_dir() -> Option<PathBuf> {
 
 /// The model to use, or an error that names every place looked at and the fix.
 pub fn resolve_model() -> Result<ModelFiles, String> {
+    resolve_model_for(extension_dir().as_deref())
+}
+
+/// Where `errkb install` puts the model it brings: `~/.reflexion/lib/model`.
+pub fn installed_model_dir() -> Option<PathBuf> {
+    crate::config::data_root().map(|r| r.join("lib").join("model"))
+}
+
+/// Where `errkb model download` puts the production model.
+pub fn production_model_dir() -> Option<PathBuf> {
+    crate::config::data_root().map(|r| r.join("models").join(PRODUCTION_MODEL))
+}
+
+/// The model a program in `program_dir` would use (see the module's order).
+pub fn resolve_model_for(program_dir: Option<&Path>) -> Result<ModelFiles, String> {
     if let Some(dir) = explicit_model_dir() {
         return ModelFiles::in_dir(&dir);
     }
     let mut tried = Vec::new();
-    let cache = crate::config::data_root().map(|r| r.join("models").join(PRODUCTION_MODEL));
-    let beside = extension_dir().map(|d| d.join("model"));
-    for dir in [cache, beside].into_iter().flatten() {
+    let beside = program_dir.map(|d| d.join("model"));
+    for dir in [production_model_dir(), beside, installed_model_dir()]
+        .into_iter()
+        .flatten()
+    {
+        if tried.contains(&dir.display().to_string()) {
+            continue;
+        }
         match ModelFiles::in_dir(&dir) {
             Ok(files) => return Ok(files),
             Err(_) => tried.push(dir.display().to_string()),
         }
     }
     Err(format!(
-        "no model found (looked in {}); run 'errkb model download' (online) or 'make model' (offline test model), \
-         or set ERRKB_MODEL to a directory holding tokenizer.json and model.onnx",
+        "no model found (looked in {}); run 'errkb model download' (online), or 'errkb install' from a build \
+         that has the test model, or set ERRKB_MODEL to a directory holding tokenizer.json and model.onnx",
         tried.join(", ")
     ))
 }
 
 /// The ONNX Runtime shared library to load, or an error naming the fix.
 pub fn resolve_onnxruntime() -> Result<PathBuf, String> {
+    resolve_onnxruntime_for(extension_dir().as_deref())
+}
+
+/// The ONNX Runtime library a program in `program_dir` would load.
+pub fn resolve_onnxruntime_for(program_dir: Option<&Path>) -> Result<PathBuf, String> {
     if let Some(path) = std::env::var_os("ERRKB_ORT_LIB").filter(|p| !p.is_empty()) {
         let path = PathBuf::from(path);
         return if path.is_file() {
@@ -102,10 +133,13 @@ pub fn resolve_onnxruntime() -> Result<PathBuf, String> {
             Err(format!("no ONNX Runtime library at {} (ERRKB_ORT_LIB)", path.display()))
         };
     }
-    let dirs: Vec<PathBuf> = [extension_dir(), crate::config::data_root().map(|r| r.join("lib"))]
-        .into_iter()
-        .flatten()
-        .collect();
+    let dirs: Vec<PathBuf> = [
+        program_dir.map(Path::to_owned),
+        crate::config::data_root().map(|r| r.join("lib")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     for dir in &dirs {
         if let Some(lib) = newest_onnxruntime_in(dir) {
             return Ok(lib);
@@ -113,9 +147,122 @@ pub fn resolve_onnxruntime() -> Result<PathBuf, String> {
     }
     let tried: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
     Err(format!(
-        "no ONNX Runtime library (libonnxruntime.so*) in {}; run 'make model', or set ERRKB_ORT_LIB to the file",
+        "no ONNX Runtime library (libonnxruntime.so*) in {}; run 'errkb install' from a build that has it, \
+         or set ERRKB_ORT_LIB to the file",
         tried.join(" or ")
     ))
+}
+
+/// What a model is wherever its files are: the name it goes by, the
+/// SHA-256 of its weights (graph file and external data), its width. Kept
+/// in `errkb-model.json` beside the files, so that it is read, not
+/// recomputed, by each hook; the vectors in the database name the model
+/// that made them by `id()`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ModelIdentity {
+    pub name: String,
+    /// The file hashed, relative to the directory, and its size: a
+    /// manifest whose file is gone or changed size is stale.
+    #[serde(default)]
+    pub file: String,
+    #[serde(default)]
+    pub size: u64,
+    #[serde(default)]
+    pub sha256: String,
+    /// The vectors' width, once the model has been loaded.
+    #[serde(default)]
+    pub dimensions: Option<usize>,
+}
+
+impl ModelIdentity {
+    pub const FILE: &'static str = "errkb-model.json";
+
+    /// How the database names this model: `<name> sha256:<12 hex digits>`.
+    pub fn id(&self) -> String {
+        format!("{} sha256:{}", self.name, &self.sha256[..self.sha256.len().min(12)])
+    }
+}
+
+impl ModelFiles {
+    /// The model's identity: from its manifest when that is current, else
+    /// hashed now and written (best effort: a read-only directory is
+    /// hashed again next time).
+    pub fn identity(&self) -> Result<ModelIdentity, String> {
+        let manifest = self.dir.join(ModelIdentity::FILE);
+        let written: Option<ModelIdentity> = std::fs::read_to_string(&manifest)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok());
+        if let Some(known) = &written {
+            let hashed = self.dir.join(&known.file);
+            if !known.sha256.is_empty() && !known.file.is_empty() && weights_size(&hashed) == Some(known.size) {
+                return Ok(known.clone());
+            }
+        }
+        let file = self
+            .model
+            .strip_prefix(&self.dir)
+            .map_err(|_| "the model file is outside its directory".to_owned())?
+            .to_string_lossy()
+            .into_owned();
+        let identity = ModelIdentity {
+            name: written.map_or_else(|| default_name(&self.dir), |w| w.name),
+            size: weights_size(&self.model).unwrap_or(0),
+            sha256: hash_weights(&self.model).map_err(|e| format!("cannot read {}: {e}", self.model.display()))?,
+            file,
+            dimensions: None,
+        };
+        identity.write(&self.dir);
+        Ok(identity)
+    }
+}
+
+impl ModelIdentity {
+    /// Write the manifest into `dir` (best effort, atomically).
+    pub fn write(&self, dir: &Path) {
+        let staging = dir.join(".errkb-model.json.tmp");
+        let text = serde_json::to_string_pretty(self).unwrap_or_default() + "\n";
+        if std::fs::write(&staging, text).is_ok() && std::fs::rename(&staging, dir.join(Self::FILE)).is_err() {
+            let _ = std::fs::remove_file(&staging);
+        }
+    }
+}
+
+/// A model's name from where it lies: `<org>/<repo>` under a `models`
+/// folder (the Hugging Face layout), else the folder's name.
+fn default_name(dir: &Path) -> String {
+    let parts: Vec<String> = dir.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    match parts.iter().rposition(|p| p == "models") {
+        Some(i) if i + 1 < parts.len() => parts[i + 1..].join("/"),
+        _ => parts.last().cloned().unwrap_or_else(|| "model".into()),
+    }
+}
+
+/// The graph file and its external weights (`<file>.data`), if any.
+fn weights_files(model: &Path) -> Vec<PathBuf> {
+    let mut data = model.as_os_str().to_owned();
+    data.push(".data");
+    let data = PathBuf::from(data);
+    if data.is_file() {
+        vec![model.to_owned(), data]
+    } else {
+        vec![model.to_owned()]
+    }
+}
+
+fn weights_size(model: &Path) -> Option<u64> {
+    weights_files(model)
+        .iter()
+        .map(|f| std::fs::metadata(f).ok().map(|m| m.len()))
+        .sum()
+}
+
+fn hash_weights(model: &Path) -> std::io::Result<String> {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    for file in weights_files(model) {
+        std::io::copy(&mut std::fs::File::open(file)?, &mut hasher)?;
+    }
+    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Whether `name` is ONNX Runtime's shared library as its Python wheel

@@ -106,6 +106,12 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         flags: DIRECT,
     },
     ScalarFunction {
+        name: "embed_model",
+        n_args: 0,
+        func: embed_model,
+        flags: DIRECT,
+    },
+    ScalarFunction {
         name: "errkb_prepare_model",
         n_args: 1,
         func: errkb_prepare_model,
@@ -187,6 +193,12 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         name: "errkb_last_search_error",
         n_args: 0,
         func: errkb_last_search_error,
+        flags: INFO,
+    },
+    ScalarFunction {
+        name: "utc_now",
+        n_args: 0,
+        func: utc_now,
         flags: INFO,
     },
     ScalarFunction {
@@ -347,6 +359,18 @@ fn embed(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
     Ok(())
 }
 
+/// `embed_model()`: the model embed() uses, as JSON `{"model", "dimensions"}`
+/// (`model` as the database records it beside the vectors); an error when
+/// there is none.
+fn embed_model(ctx: *mut sqlite3_context, _args: &[*mut sqlite3_value]) -> Result<()> {
+    let (identity, dimensions) =
+        embed::current_model().map_err(|e| Error::new_message(format!("embed_model(): {e}")))?;
+    api::result_text(
+        ctx,
+        serde_json::json!({"model": identity.id(), "dimensions": dimensions}).to_string(),
+    )
+}
+
 /// `errkb_set_model(dir)`: use the model in `dir` for the rest of this
 /// process. NULL changes nothing and gives NULL.
 fn errkb_set_model(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
@@ -464,6 +488,13 @@ fn errkb_last_search_error(ctx: *mut sqlite3_context, _args: &[*mut sqlite3_valu
         None => api::result_null(ctx),
     }
     Ok(())
+}
+
+/// `utc_now()`: the time to store, `2026-11-27T09:00:00.123Z`, clamped to
+/// 1970–9999 (strftime gives NULL beyond 9999, which a NOT NULL `ts`
+/// would turn into a lost event).
+fn utc_now(ctx: *mut sqlite3_context, _args: &[*mut sqlite3_value]) -> Result<()> {
+    api::result_text(ctx, crate::clock::now_millis())
 }
 
 fn errkb_version(ctx: *mut sqlite3_context, _args: &[*mut sqlite3_value]) -> Result<()> {

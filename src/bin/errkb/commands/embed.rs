@@ -1,7 +1,10 @@
-//! `errkb embed`: the batch embedding job. Runs sql/jobs/embed_batch.sql
-//! until every error_kb row without a vector has been tried once. Safe to
-//! stop at any point (each batch commits on its own) and to run while hooks
-//! write; a lock file keeps two jobs from running at once.
+//! `errkb embed`: the batch embedding job. First makes sure the vectors
+//! stored are the current model's (when the model changed, they are all
+//! dropped, the vector table takes the new width, and `vector_model` names
+//! the new model), then runs sql/jobs/embed_batch.sql until every error_kb
+//! row without a vector has been tried once. Safe to stop at any point
+//! (each batch commits on its own) and to run while hooks write; a lock
+//! file keeps two jobs from running at once.
 
 use std::fs::File;
 use std::io::IsTerminal;
@@ -10,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::runtime::script::{self, Params};
 
@@ -22,6 +25,61 @@ const BATCH: usize = errkb::embedding::embed::MAX_BATCH;
 pub struct Summary {
     pub embedded: u64,
     pub skipped: u64,
+    /// The model that made the vectors before, when this run replaced them.
+    pub replaced_model: Option<String>,
+}
+
+/// The model `embed_model()` names: `{"model", "dimensions"}`.
+#[derive(serde::Deserialize)]
+struct CurrentModel {
+    model: String,
+    dimensions: i64,
+}
+
+/// Make the stored vectors the current model's: when `vector_model` names
+/// another model (or none), drop every vector (the table is made anew when
+/// the width differs) and record the current one. Returns the model
+/// replaced, if any. `Err` when there is no model to embed with.
+fn adopt_current_model(conn: &Connection) -> Result<Option<Option<String>>> {
+    let current: String = conn.query_row("SELECT embed_model()", [], |r| r.get(0))?;
+    let current: CurrentModel = serde_json::from_str(&current).context("embed_model() answered no JSON")?;
+    let stored: Option<(String, i64)> = conn
+        .query_row("SELECT model, dimensions FROM vector_model", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .optional()?;
+    if stored.as_ref() == Some(&(current.model.clone(), current.dimensions)) {
+        return Ok(None);
+    }
+    let declared: String = conn.query_row("SELECT sql FROM sqlite_schema WHERE name = 'vec_error_kb'", [], |r| {
+        r.get(0)
+    })?;
+    let width = format!("float[{}]", current.dimensions);
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let changed = (|| -> Result<()> {
+        if declared.contains(&width) {
+            conn.execute("DELETE FROM vec_error_kb", [])?;
+        } else {
+            // the width is a number from the model, not text from outside
+            conn.execute_batch(&format!(
+                "DROP TABLE vec_error_kb; \
+                 CREATE VIRTUAL TABLE vec_error_kb USING vec0(error_kb_id INTEGER PRIMARY KEY, embedding {width});"
+            ))?;
+        }
+        conn.execute(
+            "INSERT OR REPLACE INTO vector_model (one, model, dimensions) VALUES (1, ?1, ?2)",
+            rusqlite::params![current.model, current.dimensions],
+        )?;
+        Ok(())
+    })();
+    match changed {
+        Ok(()) => conn.execute_batch("COMMIT")?,
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            return Err(e);
+        }
+    }
+    Ok(Some(stored.map(|(model, _)| model)))
 }
 
 pub enum Outcome {
@@ -43,15 +101,21 @@ pub fn run(conn: &Connection, db: &Path) -> Result<Outcome> {
     if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         return Ok(Outcome::AlreadyRunning);
     }
-    let todo: i64 = conn.query_row(
-        // vec_error_kb_rowids: sqlite-vec's id table (see embed_batch.sql).
-        "SELECT count(*) FROM error_kb AS kb WHERE NOT EXISTS \
-         (SELECT 1 FROM vec_error_kb_rowids AS v WHERE v.rowid = kb.id)",
-        [],
-        |r| r.get(0),
-    )?;
+    let replaced = match adopt_current_model(conn) {
+        Ok(replaced) => replaced,
+        // no model: nothing to do when nothing waits (no error for a job
+        // that had no work), else the error that says how to get one
+        Err(_) if count_todo(conn)? == 0 => {
+            return Ok(Outcome::Ran(Summary::default()));
+        }
+        Err(e) => return Err(e),
+    };
+    let todo = count_todo(conn)?;
     if todo == 0 {
-        return Ok(Outcome::Ran(Summary::default())); // nothing to do: no model load
+        return Ok(Outcome::Ran(Summary {
+            replaced_model: replaced.flatten(),
+            ..Summary::default()
+        }));
     }
     let progress = if std::io::stderr().is_terminal() {
         let style = indicatif::ProgressStyle::with_template("embedding {bar:30} {pos}/{len}  {per_sec}  eta {eta}")
@@ -60,7 +124,10 @@ pub fn run(conn: &Connection, db: &Path) -> Result<Outcome> {
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let mut summary = Summary::default();
+    let mut summary = Summary {
+        replaced_model: replaced.flatten(),
+        ..Summary::default()
+    };
     let mut after: i64 = i64::MIN;
     loop {
         let mut params = Params::default();
@@ -81,6 +148,17 @@ pub fn run(conn: &Connection, db: &Path) -> Result<Outcome> {
     Ok(Outcome::Ran(summary))
 }
 
+/// Rows without a vector.
+fn count_todo(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row(
+        // vec_error_kb_rowids: sqlite-vec's id table (see embed_batch.sql).
+        "SELECT count(*) FROM error_kb AS kb WHERE NOT EXISTS \
+         (SELECT 1 FROM vec_error_kb_rowids AS v WHERE v.rowid = kb.id)",
+        [],
+        |r| r.get(0),
+    )?)
+}
+
 /// `errkb embed`: the batch job by hand (SessionEnd starts it detached).
 pub fn command(db_path: &Path, out: &mut impl std::io::Write) -> Result<ExitCode> {
     // The batch job may use every core; the realtime path keeps one.
@@ -89,7 +167,15 @@ pub fn command(db_path: &Path, out: &mut impl std::io::Write) -> Result<ExitCode
     }
     let conn = crate::runtime::db::open(db_path, crate::runtime::db::Access::ReadWrite)?;
     match run(&conn, db_path)? {
-        Outcome::Ran(s) => writeln!(out, "embedded {}, skipped {}", s.embedded, s.skipped)?,
+        Outcome::Ran(s) => {
+            if let Some(old) = &s.replaced_model {
+                writeln!(
+                    out,
+                    "the model changed (the vectors were made by {old}): embedding everything again"
+                )?;
+            }
+            writeln!(out, "embedded {}, skipped {}", s.embedded, s.skipped)?
+        }
         Outcome::AlreadyRunning => writeln!(out, "another embedding job is running")?,
     }
     Ok(ExitCode::SUCCESS)

@@ -4,7 +4,8 @@
 //!
 //! A hook never blocks the agent: whatever happens it exits 0 and prints
 //! nothing but the script's answer; a failure is written to the hook log
-//! (`~/.reflexion/logs/hooks.log`) for `errkb doctor` and the user. The
+//! (`~/.reflexion/logs/hooks.log`, or a fallback: `paths::hook_logs`) for
+//! `errkb doctor` and the user. The
 //! script's statements commit one by one, so the event is stored before
 //! the search starts; the search is abandoned once the time budget is spent.
 
@@ -91,11 +92,7 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
 /// with `posix_spawn`, a millisecond on the hook's time.)
 fn start_embed_job(db_path: &Path) -> Result<()> {
     use std::os::unix::process::CommandExt;
-    let log = crate::runtime::private::open_append(&{
-        let path = paths::hook_log()?;
-        std::fs::create_dir_all(path.parent().context("log directory")?)?;
-        path
-    })?;
+    let (_, log) = paths::open_hook_log().context("no hook log can be written")?;
     let mut command = std::process::Command::new(std::env::current_exe()?);
     command
         .arg("--db")
@@ -119,28 +116,19 @@ fn enabled() -> bool {
 /// that cannot even log still exits 0.
 fn log_failure(event: &str, failure: &str) {
     let _ = std::panic::catch_unwind(|| {
-        let Ok(path) = paths::hook_log() else { return };
         let line = format!("{} {event}: {}", now_utc(), failure.replace('\n', " "));
-        let _ = append(&path, &format!("{}\n", errkb::text::redact::redact_secrets(&line)));
+        if let Ok((_, mut log)) = paths::open_hook_log() {
+            let _ = log.write_all(format!("{}\n", errkb::text::redact::redact_secrets(&line)).as_bytes());
+        }
     });
 }
 
-fn append(path: &Path, line: &str) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    crate::runtime::private::open_append(path)?.write_all(line.as_bytes())
-}
-
 /// RFC 3339 time of day; a clock outside what RFC 3339 can write (before
-/// 1970, after 9999) is logged as such instead of panicking.
+/// 1970, after 9999) is logged as such, and doctor reports the clock.
 fn now_utc() -> String {
     let now = std::time::SystemTime::now();
-    let in_range = now
-        .duration_since(std::time::UNIX_EPOCH)
-        .is_ok_and(|d| d.as_secs() < 253_402_300_800); // 10000-01-01T00:00:00Z
-    if in_range {
-        humantime::format_rfc3339_seconds(now).to_string()
+    if errkb::clock::in_range(now) {
+        errkb::clock::seconds(now)
     } else {
         "(clock out of range)".to_owned()
     }

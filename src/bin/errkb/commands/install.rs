@@ -1,8 +1,8 @@
 //! `errkb install` / `errkb uninstall`: the hooks in Claude Code's
 //! settings.json, and the files they run, under ~/.reflexion.
 //!
-//! Install copies the runner, the extension and ONNX Runtime to
-//! ~/.reflexion/{bin,lib} (so hooks work without the source tree), the
+//! Install copies the runner, the extension, ONNX Runtime and the model in
+//! use to ~/.reflexion/{bin,lib} (so hooks work without the source tree), the
 //! hook scripts to ~/.reflexion/sql/hooks (where the user may edit them:
 //! a changed script is never overwritten) and the history views to
 //! ~/.reflexion/sql. It then merges one entry per hook event into
@@ -80,14 +80,19 @@ const PLUGIN_NAME: &str = "errkb";
 /// Whether errkb's Claude Code plugin is enabled in `settings`: its hooks
 /// then come from the plugin, and settings.json must not hold them too.
 pub fn plugin_enabled(settings: &Value) -> bool {
+    enabled_plugin(settings).is_some()
+}
+
+/// errkb's plugin as `settings` enables it: `errkb@<marketplace>`.
+pub fn enabled_plugin(settings: &Value) -> Option<String> {
     settings
-        .get("enabledPlugins")
-        .and_then(Value::as_object)
-        .is_some_and(|plugins| {
-            plugins.iter().any(|(id, on)| {
-                id.split_once('@').map_or(id.as_str(), |(name, _)| name) == PLUGIN_NAME && on.as_bool() == Some(true)
-            })
+        .get("enabledPlugins")?
+        .as_object()?
+        .iter()
+        .find(|(id, on)| {
+            id.split_once('@').map_or(id.as_str(), |(name, _)| name) == PLUGIN_NAME && on.as_bool() == Some(true)
         })
+        .map(|(id, _)| id.clone())
 }
 
 /// The hook groups for `command_of(event)`, as settings.json and a plugin's
@@ -167,12 +172,7 @@ fn read_settings(path: &Path) -> Result<(String, Value)> {
 fn write_with_backup(path: &Path, old: &str, text: &str) -> Result<Option<PathBuf>> {
     std::fs::create_dir_all(path.parent().context("settings directory")?)?;
     let backup = if path.exists() {
-        let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-            .to_string()
-            .replace(':', "");
-        let backup = path.with_file_name(format!("settings.json.{stamp}.bak"));
-        std::fs::write(&backup, old)?;
-        Some(backup)
+        Some(write_backup(path, old)?)
     } else {
         None
     };
@@ -180,6 +180,34 @@ fn write_with_backup(path: &Path, old: &str, text: &str) -> Result<Option<PathBu
     std::fs::write(&staging, text)?;
     std::fs::rename(&staging, path)?;
     Ok(backup)
+}
+
+/// `old` in a new file beside `path`, named by the time: install and
+/// uninstall in the same second (or millisecond) each keep their own
+/// backup, never overwrite an earlier one (the file is created exclusively;
+/// a taken name gets a counter).
+fn write_backup(path: &Path, old: &str) -> Result<PathBuf> {
+    use std::io::Write;
+    let stamp = errkb::clock::millis(std::time::SystemTime::now()).replace(':', "");
+    let name = path
+        .file_name()
+        .context("settings file name")?
+        .to_string_lossy()
+        .into_owned();
+    for n in 0..1000 {
+        let suffix = if n == 0 { String::new() } else { format!("-{n}") };
+        let backup = path.with_file_name(format!("{name}.{stamp}{suffix}.bak"));
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&backup) {
+            Ok(mut file) => {
+                file.write_all(old.as_bytes())?;
+                file.sync_all()?;
+                return Ok(backup);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot write the backup {}", backup.display())),
+        }
+    }
+    anyhow::bail!("cannot find a free backup name beside {}", path.display())
 }
 
 fn diff(old: &str, new: &str, name: &str) -> String {
@@ -250,6 +278,7 @@ pub fn install(extension: &Path, dry_run: bool, out: &mut impl std::io::Write) -
             FileSource::Script(sql) => install_script(sql, &dest, dry_run, out)?,
         }
     }
+    install_model(dry_run, out)?;
     if !dry_run {
         // std::fs::copy keeps the source's mode (0755 from a build tree), and
         // an older errkb created the data with the umask's 0644
@@ -272,6 +301,101 @@ pub fn install(extension: &Path, dry_run: bool, out: &mut impl std::io::Write) -
         )?;
     }
     update_settings(with_errkb, dry_run, out)
+}
+
+/// The model the installed hooks will use, said plainly: one configured
+/// (`$ERRKB_MODEL`, `"model"` in config.json) or the production model
+/// downloaded (`errkb model download`) are used where they are; otherwise
+/// the test model this build carries (`model/` beside this program) is
+/// copied to ~/.reflexion/lib/model.
+fn install_model(dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
+    use errkb::embedding::model_files::{self, ModelFiles};
+    if let Some(dir) = std::env::var_os("ERRKB_MODEL")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(errkb::config::model_dir)
+    {
+        writeln!(
+            out,
+            "model: {} (configured: ERRKB_MODEL or \"model\" in config.json)",
+            dir.display()
+        )?;
+        return Ok(());
+    }
+    if let Some(files) = model_files::production_model_dir().and_then(|d| ModelFiles::in_dir(&d).ok()) {
+        writeln!(
+            out,
+            "model: the production model {} ({})",
+            model_files::PRODUCTION_MODEL,
+            files.dir.display()
+        )?;
+        return Ok(());
+    }
+    let dest = model_files::installed_model_dir().context("HOME is not set")?;
+    let bundled = std::env::current_exe()?.parent().map(|d| d.join("model"));
+    let Some(source) = bundled.and_then(|d| ModelFiles::in_dir(&d).ok()) else {
+        match ModelFiles::in_dir(&dest) {
+            Ok(files) => writeln!(out, "model: {} (installed before)", files.dir.display())?,
+            Err(_) => writeln!(
+                out,
+                "model: none, so failures get advice from the text stages only; \
+                 for the vector stage run: errkb model download"
+            )?,
+        }
+        return Ok(());
+    };
+    let identity = source.identity().map_err(anyhow::Error::msg)?;
+    let already = ModelFiles::in_dir(&dest)
+        .ok()
+        .and_then(|f| f.identity().ok())
+        .is_some_and(|installed| installed.sha256 == identity.sha256);
+    writeln!(
+        out,
+        "model: the test model this build carries ({}; English only, small, made for the tests) {} {}; \
+         for the production model (multilingual, closer matches) run: errkb model download",
+        identity.name,
+        if already {
+            "already in"
+        } else if dry_run {
+            "would be copied to"
+        } else {
+            "copied to"
+        },
+        dest.display()
+    )?;
+    if !already && !dry_run {
+        copy_folder(&source.dir, &dest)?;
+    }
+    Ok(())
+}
+
+/// Replace `dest` with a copy of the folder `source`: copied beside it
+/// first, then swapped in, so the hooks never see half a model.
+fn copy_folder(source: &Path, dest: &Path) -> Result<()> {
+    let staging = dest.with_extension("errkb-tmp");
+    let _ = std::fs::remove_dir_all(&staging);
+    let mut pending = vec![(source.to_owned(), staging.clone())];
+    while let Some((from, to)) = pending.pop() {
+        std::fs::create_dir_all(&to)?;
+        for entry in std::fs::read_dir(&from)? {
+            let entry = entry?;
+            let target = to.join(entry.file_name());
+            if entry.file_type()?.is_dir() {
+                pending.push((entry.path(), target));
+            } else {
+                std::fs::copy(entry.path(), &target)
+                    .with_context(|| format!("cannot copy {}", entry.path().display()))?;
+            }
+        }
+    }
+    let old = dest.with_extension("errkb-old");
+    let _ = std::fs::remove_dir_all(&old);
+    if dest.exists() {
+        std::fs::rename(dest, &old)?;
+    }
+    std::fs::rename(&staging, dest)?;
+    let _ = std::fs::remove_dir_all(&old);
+    Ok(())
 }
 
 /// A hook script is the user's to edit. Install remembers what it wrote

@@ -149,6 +149,7 @@ fn connect(path: &Path, access: Access) -> Result<Connection> {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
             }
+            crate::runtime::private::restore_journal_modes(path);
             Connection::open(path)?
         }
         Access::ReadOnly => {
@@ -247,7 +248,7 @@ pub fn load_extension_file(conn: &Connection, file: &Path) -> Result<()> {
 }
 
 /// The version `sql/schema.sql` sets (its last `PRAGMA user_version = N;`).
-fn schema_version() -> i64 {
+pub fn schema_version() -> i64 {
     SCHEMA_SQL
         .rsplit_once("PRAGMA user_version = ")
         .and_then(|(_, rest)| rest.split(';').next())
@@ -255,10 +256,57 @@ fn schema_version() -> i64 {
         .expect("sql/schema.sql ends by setting PRAGMA user_version = N;")
 }
 
+/// Bring the schema up to date, in one transaction: processes that open a
+/// new (or older) database at the same moment (the first hooks of parallel
+/// sessions, `errkb learn` beside them) upgrade it once, one after the
+/// other, and none sees it half made.
 fn ensure_schema(conn: &Connection) -> Result<()> {
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if version < schema_version() {
-        script::run(conn, SCHEMA_SQL, &Params::default(), &mut std::io::sink())?;
+    // Two processes making a new database can each hold a lock the other
+    // needs (a reader wanting to write while a writer waits for readers to
+    // leave); SQLite then answers "locked" at once rather than wait. The
+    // one that yields tries again, within the busy timeout.
+    let started = std::time::Instant::now();
+    loop {
+        match upgrade_schema(conn) {
+            Err(e) if is_busy(&e) && started.elapsed() < busy_timeout() => {
+                std::thread::sleep(BUSY_STEP * 5);
+            }
+            other => return other,
+        }
+    }
+}
+
+fn is_busy(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<rusqlite::Error>()
+            .and_then(rusqlite::Error::sqlite_error_code)
+            == Some(rusqlite::ErrorCode::DatabaseBusy)
+    })
+}
+
+fn upgrade_schema(conn: &Connection) -> Result<()> {
+    let version =
+        |conn: &Connection| -> rusqlite::Result<i64> { conn.query_row("PRAGMA user_version", [], |r| r.get(0)) };
+    if version(conn)? >= schema_version() {
+        return Ok(());
+    }
+    // WAL cannot be turned on inside a transaction (the script's own
+    // statement is then a no-op)
+    conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let upgraded = (|| -> Result<()> {
+        if version(conn)? < schema_version() {
+            script::run(conn, SCHEMA_SQL, &Params::default(), &mut std::io::sink())?;
+        }
+        Ok(())
+    })();
+    match upgraded {
+        Ok(()) => conn.execute_batch("COMMIT")?,
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            return Err(e);
+        }
     }
     Ok(())
 }

@@ -64,13 +64,44 @@ pub fn extension(explicit: Option<PathBuf>) -> Result<PathBuf> {
     )
 }
 
-/// `~/.reflexion/logs/hooks.log`; without a HOME, `errkb-hooks.log` in the
-/// temporary directory, so that even that failure leaves a trace.
-pub fn hook_log() -> Result<PathBuf> {
-    Ok(match data_root() {
-        Ok(root) => root.join("logs").join("hooks.log"),
-        Err(_) => std::env::temp_dir().join("errkb-hooks.log"),
-    })
+/// Where hooks log their failures, first choice first:
+/// `~/.reflexion/logs/hooks.log`; when that cannot be written (~/.reflexion
+/// is a file, or read-only), `$XDG_STATE_HOME/errkb/hooks.log`
+/// (`~/.local/state/errkb/hooks.log`); without a HOME, or when neither can
+/// be written, `errkb-<uid>-hooks.log` in the temporary folder. So that
+/// even a setup that cannot work leaves a trace, which doctor reads.
+pub fn hook_logs() -> Vec<PathBuf> {
+    let mut logs = Vec::new();
+    if let Ok(root) = data_root() {
+        logs.push(root.join("logs").join("hooks.log"));
+    }
+    let state = env::var_os("XDG_STATE_HOME")
+        .filter(|d| Path::new(d).is_absolute())
+        .map(PathBuf::from)
+        .or_else(|| home().ok().map(|h| h.join(".local").join("state")));
+    if let Some(state) = state {
+        logs.push(state.join("errkb").join("hooks.log"));
+    }
+    // SAFETY: getuid cannot fail.
+    let uid = unsafe { libc::getuid() };
+    logs.push(env::temp_dir().join(format!("errkb-{uid}-hooks.log")));
+    logs
+}
+
+/// Open the first hook log that can be written, for appending.
+pub fn open_hook_log() -> std::io::Result<(PathBuf, std::fs::File)> {
+    let mut last = std::io::Error::other("no place for the hook log");
+    for path in hook_logs() {
+        let opened = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| crate::runtime::private::open_append(&path));
+        match opened {
+            Ok(file) => return Ok((path, file)),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
 }
 
 /// Claude Code's configuration folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.

@@ -17,14 +17,48 @@ pub fn restrict_process() {
     }
 }
 
-/// Open `path` for appending, creating it private.
+/// Open `path` for appending, creating it private. A symbolic link is not
+/// followed (a log in a shared temporary folder could be one planted by
+/// another user).
 pub fn open_append(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.create(true).append(true);
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
     options.open(path)
 }
+
+/// Give a database's `-wal` and `-shm` files back their owner's write
+/// permission. SQLite creates them with the database's mode: while the
+/// database was read-only (0400) they were made 0400 too, and they would
+/// keep every write failing after the user made the database writable
+/// again. Only files of this user, only when the database itself can be
+/// written; two `stat`s when there is nothing to do.
+#[cfg(unix)]
+pub fn restore_journal_modes(db: &Path) {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let writable = |m: &std::fs::Metadata| m.permissions().mode() & 0o200 != 0;
+    let Ok(db_meta) = std::fs::metadata(db) else { return };
+    if !writable(&db_meta) {
+        return;
+    }
+    for suffix in ["-wal", "-shm"] {
+        let mut name = db.as_os_str().to_owned();
+        name.push(suffix);
+        let path = PathBuf::from(name);
+        if let Ok(meta) = std::fs::symlink_metadata(&path) {
+            if meta.is_file() && !writable(&meta) && meta.uid() == db_meta.uid() {
+                let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
+            }
+        }
+    }
+}
+
+#[cfg(not(unix))]
+pub fn restore_journal_modes(_db: &Path) {}
 
 /// Take group and other permissions off everything under `root` (and
 /// `root` itself); returns what changed. Symbolic links are not followed.
