@@ -10,7 +10,7 @@
 //! 2. prefix: signatures starting with the query's first 30 characters,
 //!    close in length (a range of the same index);
 //! 3. vector: nearest neighbours of the signature's embedding, within the
-//!    model's thresholds (`errkb-thresholds.json`, else the seed's).
+//!    model's thresholds (`errkb-thresholds.json`, else the original system's).
 //!
 //! In every stage a candidate whose identifiers of one kind differ from the
 //! query's (`TS2307` vs `TS2305`, `ENOENT` vs `EACCES`), or whose first
@@ -27,7 +27,7 @@ use std::ffi::c_int;
 
 use sqlite_loadable::prelude::*;
 
-use crate::sql_api::ffi::{Statement, Value};
+use crate::sql_api::ffi::{Statement, StatementCache, Value};
 use crate::sql_api::table_function::TableFunction;
 use crate::text::signature::{signature, Signature};
 
@@ -106,9 +106,9 @@ struct Candidate {
 /// (no table yet, no model) is passed over like a stage that misses. With
 /// `ERRKB_TRACE` set, each stage's outcome is written to stderr, to answer
 /// "why did this not match?".
-pub fn best_match(db: *mut sqlite3, query: &str) -> Option<Hit> {
+pub fn best_match(db: *mut sqlite3, statements: &mut StatementCache, query: &str) -> Option<Hit> {
     let trace = std::env::var_os("ERRKB_TRACE").is_some();
-    let english = crate::text::catalog::translate(db, query).unwrap_or_else(|_| query.to_string());
+    let english = crate::text::catalog::translate_with(db, statements, query).unwrap_or_else(|_| query.to_string());
     let sig = signature(&english);
     if trace {
         eprintln!("kb_search: signature {:?} {:?}", sig.text, sig.identifiers);
@@ -126,28 +126,30 @@ pub fn best_match(db: *mut sqlite3, query: &str) -> Option<Hit> {
         key: legacy_key(query),
         normalized: crate::text::normalize::normalize_error(query),
     };
-    stages.iter().find_map(|(stage, run)| match run(db, &query) {
-        Ok(hit) => {
-            if trace {
-                eprintln!(
-                    "kb_search: {} stage: {}",
-                    stage.name(),
-                    if hit.is_some() { "hit" } else { "no match" }
-                );
+    stages
+        .iter()
+        .find_map(|(stage, run)| match run(db, statements, &query) {
+            Ok(hit) => {
+                if trace {
+                    eprintln!(
+                        "kb_search: {} stage: {}",
+                        stage.name(),
+                        if hit.is_some() { "hit" } else { "no match" }
+                    );
+                }
+                hit
             }
-            hit
-        }
-        Err(e) => {
-            if trace {
-                eprintln!("kb_search: {} stage failed: {e}", stage.name());
+            Err(e) => {
+                if trace {
+                    eprintln!("kb_search: {} stage failed: {e}", stage.name());
+                }
+                *LAST_FAILURE.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                None
             }
-            *LAST_FAILURE.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-            None
-        }
-    })
+        })
 }
 
-/// The SPEC §4 key of a query, for rows that have no signature yet: v0.1
+/// The key (normalize_error) of a query, for rows that have no signature yet: v0.1
 /// callers pass an already-normalised key (a line of at most 200
 /// characters), which is used as it is; a tool's output is normalised.
 fn legacy_key(query: &str) -> String {
@@ -158,7 +160,7 @@ fn legacy_key(query: &str) -> String {
     }
 }
 
-/// What the stages search with: the signature, and the SPEC §4 key for
+/// What the stages search with: the signature, and the key for
 /// rows that have no signature yet (written by others, before the
 /// embedding job gave them one).
 struct Query {
@@ -168,7 +170,7 @@ struct Query {
     normalized: String,
 }
 
-type StageFn = fn(*mut sqlite3, &Query) -> std::result::Result<Option<Hit>, String>;
+type StageFn = fn(*mut sqlite3, &mut StatementCache, &Query) -> std::result::Result<Option<Hit>, String>;
 
 /// The last stage failure kb_search passed over, for the hooks to log
 /// (`errkb_last_search_error()` reads and clears it).
@@ -178,28 +180,48 @@ pub fn take_last_failure() -> Option<String> {
     LAST_FAILURE.lock().unwrap_or_else(|p| p.into_inner()).take()
 }
 
-fn exact_match(db: *mut sqlite3, query: &Query) -> std::result::Result<Option<Hit>, String> {
-    let mut stmt = Statement::prepare(db, EXACT_SQL)?;
-    stmt.bind_text(1, &query.sig.text)?;
-    stmt.bind_text(2, &query.key)?;
-    stmt.bind_text(3, &query.normalized)?;
-    let ids = column_ids(&mut stmt)?;
-    Ok(choose(&query.sig, candidates(db, &ids)?, Stage::Exact, None))
+fn exact_match(
+    db: *mut sqlite3,
+    statements: &mut StatementCache,
+    query: &Query,
+) -> std::result::Result<Option<Hit>, String> {
+    let ids = statements.with(db, EXACT_SQL, |stmt| {
+        stmt.bind_text(1, &query.sig.text)?;
+        stmt.bind_text(2, &query.key)?;
+        stmt.bind_text(3, &query.normalized)?;
+        column_ids(stmt)
+    })?;
+    Ok(choose(
+        &query.sig,
+        candidates(db, statements, &ids)?,
+        Stage::Exact,
+        None,
+    ))
 }
 
-fn prefix_match(db: *mut sqlite3, query: &Query) -> std::result::Result<Option<Hit>, String> {
+fn prefix_match(
+    db: *mut sqlite3,
+    statements: &mut StatementCache,
+    query: &Query,
+) -> std::result::Result<Option<Hit>, String> {
     let (head, upper) = prefix_range(&query.sig.text);
     let (key_head, key_upper) = prefix_range(&query.key);
-    let mut stmt = Statement::prepare(db, PREFIX_SQL)?;
-    stmt.bind_text(1, head)?;
-    stmt.bind_text_bytes(2, &upper)?;
-    stmt.bind_text(3, &query.sig.text)?;
-    stmt.bind_double(4, MIN_PREFIX_LENGTH_RATIO)?;
-    stmt.bind_text(5, key_head)?;
-    stmt.bind_text_bytes(6, &key_upper)?;
-    stmt.bind_text(7, &query.key)?;
-    let ids = column_ids(&mut stmt)?;
-    Ok(choose(&query.sig, candidates(db, &ids)?, Stage::Prefix, None))
+    let ids = statements.with(db, PREFIX_SQL, |stmt| {
+        stmt.bind_text(1, head)?;
+        stmt.bind_text_bytes(2, &upper)?;
+        stmt.bind_text(3, &query.sig.text)?;
+        stmt.bind_double(4, MIN_PREFIX_LENGTH_RATIO)?;
+        stmt.bind_text(5, key_head)?;
+        stmt.bind_text_bytes(6, &key_upper)?;
+        stmt.bind_text(7, &query.key)?;
+        column_ids(stmt)
+    })?;
+    Ok(choose(
+        &query.sig,
+        candidates(db, statements, &ids)?,
+        Stage::Prefix,
+        None,
+    ))
 }
 
 /// The first PREFIX_CHARS characters of `text`, and the bound just past
@@ -216,23 +238,26 @@ fn prefix_range(text: &str) -> (&str, Vec<u8>) {
     (head, upper)
 }
 
-fn vector_match(db: *mut sqlite3, query: &Query) -> std::result::Result<Option<Hit>, String> {
+fn vector_match(
+    db: *mut sqlite3,
+    statements: &mut StatementCache,
+    query: &Query,
+) -> std::result::Result<Option<Hit>, String> {
     let sig = &query.sig;
-    // Cheap checks first: no vector table, or an empty one, needs no model.
-    let mut any = Statement::prepare(db, "SELECT 1 FROM vec_error_kb LIMIT 1")?;
-    if !any.step()? {
+    // Cheap checks first, none needing the model: which model made the
+    // vectors (no row: none were made), and whether any are stored.
+    let stored = statements.with(db, "SELECT model FROM vector_model", |made_by| {
+        Ok(match made_by.step()? {
+            true => made_by.column(0).as_text().map(str::to_owned),
+            false => None,
+        })
+    })?;
+    let Some(stored) = stored else { return Ok(None) };
+    if !statements.with(db, "SELECT 1 FROM vec_error_kb LIMIT 1", |any| any.step())? {
         return Ok(None);
     }
     // Vectors of another model are not comparable with this one's: the
     // stage waits until the embedding job has made them again.
-    let mut made_by = Statement::prepare(db, "SELECT model FROM vector_model")?;
-    let stored = match made_by.step()? {
-        true => match made_by.column(0) {
-            Value::Text(model) => model,
-            _ => return Ok(None),
-        },
-        false => return Ok(None),
-    };
     let current = crate::embedding::model_files::resolve_model()?.identity()?.id();
     if stored != current {
         return Err(format!(
@@ -243,24 +268,26 @@ fn vector_match(db: *mut sqlite3, query: &Query) -> std::result::Result<Option<H
     let (vector, thresholds) =
         crate::embedding::embed::with_embedder(|e| Ok((e.embed(&[sig.text.as_str()])?.pop().flatten(), e.thresholds)))?;
     let Some(vector) = vector else { return Ok(None) };
-    let mut stmt = Statement::prepare(db, VECTOR_SQL)?;
-    stmt.bind_blob(1, &crate::embedding::embed::to_blob(&vector))?;
-    stmt.bind_int64(2, NEIGHBOURS)?;
-    let mut neighbours = Vec::new();
-    while stmt.step()? {
-        if let (Value::Integer(id), Value::Text(text), Value::Real(distance)) =
-            (stmt.column(0), stmt.column(1), stmt.column(2))
-        {
-            neighbours.push((id, text, distance));
+    let neighbours = statements.with(db, VECTOR_SQL, |stmt| {
+        stmt.bind_blob(1, &crate::embedding::embed::to_blob(&vector))?;
+        stmt.bind_int64(2, NEIGHBOURS)?;
+        let mut neighbours = Vec::new();
+        while stmt.step()? {
+            if let (Value::Integer(id), Value::Text(text), Value::Real(distance)) =
+                (stmt.column(0), stmt.column(1), stmt.column(2))
+            {
+                neighbours.push((id, text, distance));
+            }
         }
-    }
+        Ok(neighbours)
+    })?;
     // Nearest first; the first neighbour that passes the thresholds and
     // has a fix that is not vetoed answers.
     for (id, text, distance) in neighbours {
         if !vector_accepts(&thresholds, distance, &sig.text, &text) {
             break;
         }
-        if let Some(hit) = choose(sig, candidates(db, &[id])?, Stage::Vector, Some(distance)) {
+        if let Some(hit) = choose(sig, candidates(db, statements, &[id])?, Stage::Vector, Some(distance)) {
             return Ok(Some(hit));
         }
     }
@@ -290,9 +317,16 @@ pub fn vector_accepts(thresholds: &crate::embedding::embed::Thresholds, distance
 }
 
 /// The fixes of the error_kb rows `ids`.
-fn candidates(db: *mut sqlite3, ids: &[i64]) -> std::result::Result<Vec<Candidate>, String> {
+fn candidates(
+    db: *mut sqlite3,
+    statements: &mut StatementCache,
+    ids: &[i64],
+) -> std::result::Result<Vec<Candidate>, String> {
+    statements.with(db, CANDIDATES_SQL, |stmt| candidates_of(stmt, ids))
+}
+
+fn candidates_of(stmt: &mut Statement, ids: &[i64]) -> std::result::Result<Vec<Candidate>, String> {
     let mut out = Vec::new();
-    let mut stmt = Statement::prepare(db, CANDIDATES_SQL)?;
     for id in ids {
         stmt.reset()?;
         stmt.bind_int64(1, *id)?;
@@ -344,16 +378,15 @@ fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance:
         .into_iter()
         .filter(|c| !c.weak && c.failed <= c.helped)
         .filter_map(|c| {
+            // (a row only an old writer filled has no headline to compare)
+            if c.headline.is_empty() {
+                return Some((0, c));
+            }
             let original = signature(&c.headline);
-            if !c.headline.is_empty() && query_line.conflicts_with(&original) {
+            if query_line.conflicts_with(&original) {
                 return None;
             }
-            let closeness = if c.headline.is_empty() {
-                0
-            } else {
-                query_line.value_closeness(&original)
-            };
-            Some((closeness, c))
+            Some((query_line.value_closeness(&original), c))
         })
         .collect();
     kept.sort_by(|(ca, a), (cb, b)| {
@@ -395,11 +428,15 @@ impl TableFunction for KbSearch {
     const REQUIRED: c_int = 0;
     const NEVER_RAISES: bool = true;
 
-    fn rows(db: *mut sqlite3, arguments: &[Option<&[u8]>]) -> std::result::Result<Vec<Vec<Value>>, String> {
+    fn rows(
+        db: *mut sqlite3,
+        statements: &mut crate::sql_api::ffi::StatementCache,
+        arguments: &[Option<&[u8]>],
+    ) -> std::result::Result<Vec<Vec<Value>>, String> {
         let Some(query) = arguments[0] else {
             return Ok(Vec::new());
         };
-        let Some(hit) = best_match(db, &String::from_utf8_lossy(query)) else {
+        let Some(hit) = best_match(db, statements, &String::from_utf8_lossy(query)) else {
             return Ok(Vec::new());
         };
         let mut row = hit.row;
@@ -424,7 +461,7 @@ mod tests {
 
     #[test]
     fn vector_thresholds_on_both_sides() {
-        let t = Thresholds::SEED;
+        let t = Thresholds::ORIGINAL;
         let (q, shares, unrelated) = ("module not found", "cannot resolve module", "permission denied");
         assert!(vector_accepts(&t, 0.7599, q, unrelated));
         assert!(!vector_accepts(&t, 0.7600, q, unrelated));

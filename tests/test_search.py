@@ -1,5 +1,5 @@
-"""kb_search stages 1 (exact) and 2 (prefix): SPEC §4, with fixtures on both
-sides of every boundary, and the seed scenarios RA-002, RA-003, RA-004."""
+"""kb_search stages 1 (exact) and 2 (prefix), with fixtures on both
+sides of every boundary, recording, and the original system's scenarios."""
 import json
 
 import pytest
@@ -18,7 +18,7 @@ def search(db, query):
     return json.loads(out) if out.strip() else None
 
 
-def test_exact_match_ra_002_1(kb):
+def test_exact_match(kb):
     insert_kb(kb, [{"error_normalized": "Cannot find module <STR>", "resolution": "npm install 실행", "use_count": 1}])
     hit = search(kb, "Cannot find module <STR>")
     assert hit == {"id": 1, "stage": "exact", "distance": None, "key": "Cannot find module <STR>", "use_count": 1}
@@ -30,14 +30,14 @@ def test_search_is_read_only(kb):
     assert sqlite_value(kb, "SELECT use_count || '|' || ifnull(last_used, 'never') FROM error_kb") == "1|never"
 
 
-def test_prefix_match_with_ratio_0_8_ra_002_2(kb):
+def test_prefix_match_with_ratio_0_8(kb):
     stored = P30 + "x" * 70  # 100 characters
     insert_kb(kb, [{"error_normalized": stored, "resolution": "fix"}])
     hit = search(kb, P30 + "y" * 50)  # 80 characters: ratio 0.8
     assert hit["stage"] == "prefix" and hit["key"] == stored
 
 
-def test_prefix_with_ratio_0_5_falls_through_ra_002_3(kb):
+def test_prefix_with_ratio_0_5_falls_through(kb):
     insert_kb(kb, [{"error_normalized": P30 + "x" * 70, "resolution": "fix"}])
     assert search(kb, P30 + "y" * 20) is None  # 50 / 100
 
@@ -110,7 +110,7 @@ def test_prefix_order_is_use_count_then_newest(kb):
     assert search(kb, P30 + "z")["key"] == P30 + "c"
 
 
-def test_missing_database_gives_no_match_ra_002_5(tmp_path):
+def test_missing_database_gives_no_match(tmp_path):
     proc = runner("search", "Cannot find module 'x'", env={"ERRKB_DB": str(tmp_path / "absent.db")})
     assert proc.returncode == 1 and proc.stdout == ""
     assert not (tmp_path / "absent.db").exists()
@@ -136,10 +136,14 @@ def test_stage_queries_are_index_searches_not_scans(kb):
     assert "SEARCH kb USING COVERING INDEX idx_error_kb_error (error_normalized=?)" in exact
     assert "SEARCH error_kb_signatures USING COVERING INDEX idx_error_kb_signature (signature>? AND signature<?)" in prefix
     assert "SEARCH kb USING INDEX idx_error_kb_prefix (<expr>>? AND <expr><?)" in prefix
-    assert not [step for step in exact + prefix + candidates if step.startswith("SCAN")], exact + prefix + candidates
+    steps = exact + prefix + candidates
+    # (a "SCAN (subquery-N)" reads a subquery's few rows, not a table)
+    assert not [step for step in steps if step.startswith("SCAN") and not step.startswith("SCAN (subquery")], steps
+    # a crowded prefix is read in the index's order and stops early: no sort
+    assert not [step for step in prefix if "TEMP B-TREE" in step], prefix
 
 
-def test_record_new_error_ra_003_1(tmp_path):
+def test_record_new_error(tmp_path):
     db = tmp_path / "new.db"
     proc = runner("--db", str(db), "record", "--error", "Module not found 'foo'",
                   "--resolution", json.dumps({"resolvedBy": "Edit", "toolSequence": ["Read", "Edit"]}),
@@ -150,7 +154,7 @@ def test_record_new_error_ra_003_1(tmp_path):
     assert sqlite_value(db, "SELECT count(*) FROM vec_error_kb") == "0"  # no embedding when recording
 
 
-def test_record_existing_error_upserts_ra_003_2(kb):
+def test_record_existing_error_upserts(kb):
     insert_kb(kb, [{"error_normalized": "Module not found <STR>", "resolution": "old", "resolved_by": "Bash",
                     "tool_sequence": "[]", "use_count": 3, "ts": "2020-01-01T00:00:00.000Z"}])
     runner("--db", str(kb), "record", "--error", "Module not found 'bar'", "--resolution", "new",
@@ -160,13 +164,13 @@ def test_record_existing_error_upserts_ra_003_2(kb):
     assert row == "1|new|Edit|[\"Read\",\"Edit\"]|4|1|Module not found 'bar'"
 
 
-def test_record_creates_the_database_ra_003_3(tmp_path):
+def test_record_creates_the_database(tmp_path):
     db = tmp_path / "deep" / "er" / "kb.db"
     runner("--db", str(db), "record", "--error", "boom 42", "--resolution", "fix", check=True)
     assert sqlite_value(db, "SELECT error_normalized FROM error_kb") == "boom <N>"
 
 
-def test_null_key_is_rejected_ra_004_1(kb):
+def test_null_key_is_rejected(kb):
     proc = sqlite(kb, "INSERT INTO error_kb (ts, error_normalized) VALUES ('2026-01-01', NULL)", check=False)
     assert proc.returncode == 19  # SQLITE_CONSTRAINT
     assert "NOT NULL constraint failed: error_kb.error_normalized" in proc.stderr

@@ -1,6 +1,6 @@
 -- kb_search stage 1 (exact): the rows whose signature is the query's
 -- (idx_error_kb_signature), and rows that have no signature yet (written
--- by others, before the embedding job gave them one) whose SPEC key is the
+-- by others, before the embedding job gave them one) whose key is the
 -- query's, as given or normalised (idx_error_kb_error). Compiled into the
 -- extension.
 -- ?1: the query's signature; ?2: the query as a key; ?3: normalize_error(query).

@@ -20,7 +20,11 @@ impl TableFunction for EmbedBatch {
     const REQUIRED: std::ffi::c_int = 1;
     const NEVER_RAISES: bool = false;
 
-    fn rows(_db: *mut sqlite3, arguments: &[Option<&[u8]>]) -> Result<Vec<Vec<Value>>, String> {
+    fn rows(
+        _db: *mut sqlite3,
+        _statements: &mut crate::sql_api::ffi::StatementCache,
+        arguments: &[Option<&[u8]>],
+    ) -> Result<Vec<Vec<Value>>, String> {
         let Some(json) = arguments[0] else {
             return Ok(Vec::new());
         };

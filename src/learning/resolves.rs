@@ -616,7 +616,11 @@ impl TableFunction for KbResolves {
     const REQUIRED: c_int = 1;
     const NEVER_RAISES: bool = true;
 
-    fn rows(db: *mut sqlite3, arguments: &[Option<&[u8]>]) -> std::result::Result<Vec<Vec<Value>>, String> {
+    fn rows(
+        db: *mut sqlite3,
+        _statements: &mut crate::sql_api::ffi::StatementCache,
+        arguments: &[Option<&[u8]>],
+    ) -> std::result::Result<Vec<Vec<Value>>, String> {
         let Some(session_id) = arguments[0] else {
             return Ok(Vec::new());
         };

@@ -309,6 +309,43 @@ impl Statement {
     }
 }
 
+/// Prepared statements kept for the life of a connection, found by their
+/// SQL text. A search runs the same few statements every time, and
+/// preparing them again each time was most of a text stage's cost. Each
+/// is reset after use, so a kept statement holds no read transaction.
+/// Its bindings are not cleared: every use binds all of them again, and
+/// clearing a binding the planner looked at would make SQLite prepare the
+/// statement again at the next step. The owner (a table function's virtual table) is
+/// dropped when SQLite disconnects it, before the connection closes,
+/// which finalizes them.
+#[derive(Default)]
+pub struct StatementCache {
+    statements: Vec<(&'static str, Statement)>,
+}
+
+impl StatementCache {
+    /// Run `f` on the statement for `sql`, prepared the first time.
+    pub fn with<R>(
+        &mut self,
+        db: *mut sqlite3,
+        sql: &'static str,
+        f: impl FnOnce(&mut Statement) -> Result<R, String>,
+    ) -> Result<R, String> {
+        let at = match self.statements.iter().position(|(kept, _)| *kept == sql) {
+            Some(at) => at,
+            None => {
+                self.statements.push((sql, Statement::prepare(db, sql)?));
+                self.statements.len() - 1
+            }
+        };
+        let statement = &mut self.statements[at].1;
+        let out = f(statement);
+        // (a reset repeats the last step's error, which `f` has reported)
+        let _ = statement.reset();
+        out
+    }
+}
+
 impl Drop for Statement {
     fn drop(&mut self) {
         if let Some(finalize) = self.api.finalize {

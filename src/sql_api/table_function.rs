@@ -17,7 +17,7 @@ use sqlite_loadable::prelude::*;
 use sqlite_loadable::table::{BestIndexError, ConstraintOperator, IndexInfo, VTab, VTabArguments, VTabCursor};
 use sqlite_loadable::{api, Error, Result};
 
-use crate::sql_api::ffi::Value;
+use crate::sql_api::ffi::{StatementCache, Value};
 
 /// What a table function is: its columns and its rows.
 pub trait TableFunction: 'static {
@@ -36,7 +36,13 @@ pub trait TableFunction: 'static {
     const NEVER_RAISES: bool;
 
     /// The rows for the arguments given (`None`: left out, or SQL NULL).
-    fn rows(db: *mut sqlite3, arguments: &[Option<&[u8]>]) -> std::result::Result<Vec<Vec<Value>>, String>;
+    /// `statements`: this connection's prepared statements, kept between
+    /// calls.
+    fn rows(
+        db: *mut sqlite3,
+        statements: &mut StatementCache,
+        arguments: &[Option<&[u8]>],
+    ) -> std::result::Result<Vec<Vec<Value>>, String>;
 }
 
 #[repr(C)]
@@ -44,6 +50,8 @@ pub struct Table<T: TableFunction> {
     /// Must come first: SQLite sees this struct as a `sqlite3_vtab`.
     base: sqlite3_vtab,
     db: *mut sqlite3,
+    /// Kept for the connection's life (an eponymous table lasts as long).
+    statements: StatementCache,
     function: PhantomData<T>,
 }
 
@@ -59,6 +67,7 @@ impl<'vtab, T: TableFunction> VTab<'vtab> for Table<T> {
             Table {
                 base,
                 db,
+                statements: StatementCache::default(),
                 function: PhantomData,
             },
         ))
@@ -106,6 +115,8 @@ impl<'vtab, T: TableFunction> VTab<'vtab> for Table<T> {
         Ok(Cursor {
             base,
             db: self.db,
+            // the table outlives its cursors, at this address (boxed)
+            statements: &mut self.statements,
             rows: Vec::new(),
             at: 0,
             function: PhantomData,
@@ -118,6 +129,7 @@ pub struct Cursor<T: TableFunction> {
     /// Must come first: SQLite sees this struct as a `sqlite3_vtab_cursor`.
     base: sqlite3_vtab_cursor,
     db: *mut sqlite3,
+    statements: *mut StatementCache,
     rows: Vec<Vec<Value>>,
     at: usize,
     function: PhantomData<T>,
@@ -138,8 +150,11 @@ impl<T: TableFunction> VTabCursor for Cursor<T> {
             })
             .collect();
         let db = self.db;
+        // SAFETY: the table outlives the cursor, and SQLite runs one of
+        // its calls at a time per connection.
+        let statements = unsafe { &mut *self.statements };
         // A panic must not cross into SQLite: it would abort the host.
-        let rows = catch_unwind(AssertUnwindSafe(|| T::rows(db, &arguments)))
+        let rows = catch_unwind(AssertUnwindSafe(|| T::rows(db, statements, &arguments)))
             .unwrap_or_else(|_| Err("internal error".to_owned()));
         match rows {
             Ok(rows) => self.rows = rows,

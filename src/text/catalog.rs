@@ -18,7 +18,7 @@ use regex_lite::Regex;
 
 use sqlite_loadable::prelude::sqlite3;
 
-use crate::sql_api::ffi::{Statement, Value};
+use crate::sql_api::ffi::{Statement, StatementCache, Value};
 
 /// Pieces shorter than this (in characters) are too common to look up:
 /// Latin-script words (`von`, `bei`) need more letters than CJK ones
@@ -132,24 +132,28 @@ const ANY_SQL: &str = "SELECT 1 FROM message_catalog LIMIT 1";
 /// Without a `message_catalog` table (or an empty one) the text comes back
 /// as it is.
 pub fn translate(db: *mut sqlite3, text: &str) -> Result<String, String> {
+    translate_with(db, &mut StatementCache::default(), text)
+}
+
+/// `translate`, with statements kept by the caller's connection.
+pub fn translate_with(db: *mut sqlite3, statements: &mut StatementCache, text: &str) -> Result<String, String> {
     // No catalog table, or an empty one (an English-only user): nothing to
     // look up, line by line and piece by piece.
-    let has_catalog = Statement::prepare(db, ANY_SQL)
-        .and_then(|mut any| any.step())
-        .unwrap_or(false);
+    let has_catalog = statements.with(db, ANY_SQL, |any| any.step()).unwrap_or(false);
     if !has_catalog {
         return Ok(text.to_string());
     }
-    let mut lookup = Statement::prepare(db, LOOKUP_SQL)?;
-    let mut out = String::with_capacity(text.len());
-    for (n, line) in text.split_inclusive('\n').enumerate() {
-        if n >= MAX_LINES || line.is_ascii() && !might_be_translated(line) {
-            out.push_str(line);
-            continue;
+    statements.with(db, LOOKUP_SQL, |lookup| {
+        let mut out = String::with_capacity(text.len());
+        for (n, line) in text.split_inclusive('\n').enumerate() {
+            if n >= MAX_LINES || line.is_ascii() && !might_be_translated(line) {
+                out.push_str(line);
+                continue;
+            }
+            out.push_str(&translate_line(lookup, line)?);
         }
-        out.push_str(&translate_line(&mut lookup, line)?);
-    }
-    Ok(out)
+        Ok(out)
+    })
 }
 
 /// ASCII lines are looked up too (German, French … translations are often
