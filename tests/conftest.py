@@ -26,7 +26,7 @@ if shutil.which("sqlite3") is None:
 SCHEMA_VERSION = int((SQL / "schema.sql").read_text().rsplit("PRAGMA user_version = ", 1)[1].split(";")[0])
 
 
-# What errkb says is in the seed's Korean unless a test asks for English
+# What errkb says is in Korean (the original system's language) unless a test asks for English
 # (ERRKB_LANGUAGE=en, or "language" in config.json): whatever the locale
 # of the machine that runs the tests.
 LANGUAGE_ENV = {"ERRKB_LANGUAGE": "ko"}

@@ -8,7 +8,7 @@ from pathlib import Path
 # The message text of loghub_2k's logs, with its licence (make loghub-fixture).
 LOGHUB = Path(__file__).resolve().parent / "fixtures" / "loghub_2k" / "messages.json.gz"
 
-SEED_SCENARIOS = [
+ORIGINAL_SCENARIOS = [
     "Cannot find module '/Users/dev/project/src/index.ts'",
     "Error at line 42 in /src/app.js: unexpected token",
     "x" * 300,

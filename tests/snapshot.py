@@ -2,7 +2,7 @@
 kept once each in tests/snapshots/<name>.txt and compared exactly.
 
 After a deliberate change of wording, `UPDATE_SNAPSHOTS=1 make test-sql`
-rewrites the files; review them in the diff like code. The seed's fixed
+rewrites the files; review them in the diff like code. The original system's fixed
 phrases, which other tests look for, are read from the snapshots too, so
 no test holds its own copy of them."""
 import os
@@ -29,7 +29,7 @@ def line_start(name):
     return first_line(name).split(": ", 1)[0] + ": "
 
 
-# The fixed phrases of each text (in the seed's Korean), as the snapshots
+# The fixed phrases of each text (in the original system's Korean), as the snapshots
 # hold them.
 ADVICE_HEAD = first_line("hook-post-tool-use-failure-advice").split("]")[0] + "]"   # same or similar
 FILE_HEAD = line_start("hook-file-history")

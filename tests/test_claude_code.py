@@ -11,9 +11,10 @@ import pytest
 
 from claude_standin import StandIn, context_after, text, tool_use
 from conftest import CLAUDE, DIST, connection, runner
-
-PLUGIN_MARKETPLACE = DIST / "errkb-marketplace"  # make plugin
 from snapshot import snapshot as snapshot_text
+
+pytestmark = pytest.mark.client
+PLUGIN_MARKETPLACE = DIST / "errkb-marketplace"  # make plugin
 
 def claude(home, project, standin, prompt, *extra):
     env = {"HOME": str(home), "PATH": os.environ["PATH"], "ANTHROPIC_BASE_URL": standin.url,

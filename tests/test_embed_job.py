@@ -1,12 +1,16 @@
-"""The batch embedding job (errkb embed, sql/jobs/embed_batch.sql): seed
-scenarios RA-005-1/2/3, interruption, concurrent writers."""
+"""The batch embedding job (errkb embed, sql/jobs/embed_batch.sql): new rows,
+a failing row, nothing to do, interruption, concurrent writers."""
 import signal
 import sqlite3
 import subprocess
 import threading
 import time
 
+import pytest
+
 from conftest import RUNNER, connection, insert_kb, runner, sqlite, sqlite_value
+
+pytestmark = pytest.mark.model  # the embedding model and ONNX Runtime (make model)
 
 
 def vectors(db):
@@ -19,20 +23,20 @@ def embed(db):
     return runner("--db", str(db), "embed", check=True).stdout
 
 
-def test_five_new_rows_are_embedded_ra_005_1(kb):
+def test_five_new_rows_are_embedded(kb):
     insert_kb(kb, [{"error_normalized": f"error {c} in module"} for c in "abcde"])
     assert embed(kb) == "embedded 5, skipped 0\n"
     assert vectors(kb) == [1, 2, 3, 4, 5]
     assert sqlite_value(kb, "SELECT count(*) FROM vec_error_kb WHERE vec_length(embedding) = 384") == "5"
 
 
-def test_a_failing_row_is_skipped_and_counted_ra_005_2(kb):
+def test_a_failing_row_is_skipped_and_counted(kb):
     insert_kb(kb, [{"error_normalized": "first error"}, {"error_normalized": "   "}, {"error_normalized": "third error"}])
     assert embed(kb) == "embedded 2, skipped 1\n"
     assert vectors(kb) == [1, 3]
 
 
-def test_nothing_to_do_returns_at_once_ra_005_3(kb, tmp_path):
+def test_nothing_to_do_returns_at_once(kb, tmp_path):
     insert_kb(kb, [{"error_normalized": "only error"}])
     embed(kb)
     # With nothing to do the model is never loaded: a missing one is no error...

@@ -1,4 +1,4 @@
-"""What a fix holds (SPEC §5.1): the commands run between an error and the
+"""What a fix holds: the commands run between an error and the
 retry that worked, the edits made (a compact before → after), then the
 command that succeeded; redacted; several fixes per error, each counted.
 Sessions go through the hook commands, as Claude Code runs them."""

@@ -53,6 +53,7 @@ def lines(report, mark):
 
 # --- install puts in place what the hooks need --------------------------------
 
+@pytest.mark.model
 def test_install_installs_the_model_it_was_built_with_and_says_which(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
@@ -70,6 +71,7 @@ def test_install_installs_the_model_it_was_built_with_and_says_which(tmp_path):
     assert all(oct(p.stat().st_mode & 0o077) == "0o0" for p in model.rglob("*"))
 
 
+@pytest.mark.model
 def test_install_leaves_a_downloaded_production_model_in_use(tmp_path):
     home = tmp_path / "home"
     production = home / ".reflexion" / "models" / "Xenova" / "paraphrase-multilingual-MiniLM-L12-v2"
@@ -83,6 +85,7 @@ def test_install_leaves_a_downloaded_production_model_in_use(tmp_path):
 
 # --- doctor reports the installed hooks' view ---------------------------------
 
+@pytest.mark.model
 def test_doctor_reports_what_the_installed_hooks_use(tmp_path):
     home, env = installed(tmp_path)
     report = doctor(env)
@@ -95,6 +98,7 @@ def test_doctor_reports_what_the_installed_hooks_use(tmp_path):
     assert f"ok   onnxruntime   {home / '.reflexion' / 'lib'}/libonnxruntime" in report.stdout
 
 
+@pytest.mark.model
 def test_doctor_says_when_the_installed_model_does_not_load_and_how_to_fix_it(tmp_path):
     home, env = installed(tmp_path)
     weights = home / ".reflexion" / "lib" / "model" / "model.onnx.data"
@@ -112,6 +116,7 @@ def test_doctor_says_when_the_installed_model_does_not_load_and_how_to_fix_it(tm
     assert lines(doctor(env), "ok   model")
 
 
+@pytest.mark.model
 def test_doctor_without_a_model_says_how_to_get_one(tmp_path):
     home, env = installed(tmp_path)
     shutil.rmtree(home / ".reflexion" / "lib" / "model")
@@ -133,6 +138,7 @@ def test_doctor_names_an_installed_runner_of_another_version(tmp_path):
 
 # --- vectors carry their model ------------------------------------------------
 
+@pytest.mark.model
 def test_a_model_change_re_embeds_and_vectors_of_two_models_are_never_compared(tmp_path):
     db = tmp_path / "kb.db"
     int8, fp32 = {"ERRKB_MODEL": str(MODEL_DIR)}, {"ERRKB_MODEL": str(FP32_MODEL_DIR)}
@@ -164,6 +170,7 @@ def test_a_model_change_re_embeds_and_vectors_of_two_models_are_never_compared(t
     assert "(vector)" in runner("--db", str(db), "search", query, env=fp32 | thresholds, check=True).stdout
 
 
+@pytest.mark.model
 def test_a_model_of_another_width_gets_a_vector_table_of_its_width(tmp_path):
     db = tmp_path / "kb.db"
     runner("--db", str(db), "record", "--error", "Cannot find module 'express'", "--resolution", "npm install",
@@ -202,6 +209,7 @@ def test_a_data_folder_that_is_a_file_is_reported_and_hooks_log_elsewhere(tmp_pa
     assert str(fallback) in failures
 
 
+@pytest.mark.model
 def test_a_malformed_config_and_errkb_switched_off_are_reported(tmp_path):
     home, env = installed(tmp_path)
     config = home / ".reflexion" / "config.json"

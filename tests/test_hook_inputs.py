@@ -149,6 +149,7 @@ def test_a_database_locked_too_long_is_logged(home):
     assert events(db) == 1
 
 
+@pytest.mark.model
 def test_missing_model_for_the_vector_stage(home, tmp_path):
     runner("init", env={"HOME": str(home)}, check=True)
     db = home / ".reflexion" / "data" / "reflexion.db"

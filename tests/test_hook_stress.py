@@ -9,6 +9,8 @@ import threading
 import time
 from contextlib import closing
 
+import pytest
+
 from conftest import RUNNER, runner
 
 SESSIONS, CALLS = 8, 200
@@ -69,6 +71,7 @@ def test_eight_sessions_in_parallel(tmp_path):
           f"p99 {latencies[int(len(latencies) * 0.99)] * 1000:.1f} ms")
 
 
+@pytest.mark.model
 def test_kill_9_mid_write_leaves_a_consistent_database(tmp_path):
     runner("init", env={"HOME": str(tmp_path)}, check=True)
     db = tmp_path / ".reflexion" / "data" / "reflexion.db"

@@ -1,11 +1,14 @@
 """errkb migrate: a knowledge base keyed by the original JavaScript code
-(quotes first, any slash to the next space as a path) gets the SPEC keys;
+(quotes first, any slash to the next space as a path) gets today's keys;
 rows that now collide merge without losing counts."""
 import json
+
+import pytest
 
 from conftest import RECORD_VECTOR_MODEL, SCHEMA_VERSION, connection, insert_kb, runner, sqlite
 
 
+@pytest.mark.model
 def test_old_keys_are_recomputed_and_collisions_merged(kb):
     insert_kb(kb, [
         # Old-order keys, as the JavaScript code wrote them.

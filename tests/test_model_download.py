@@ -6,13 +6,13 @@ import shutil
 import struct
 import threading
 
-import onnx
 import pytest
 
 from conftest import DIST, MODEL_DIR, runner, sqlite
 
+pytestmark = pytest.mark.model
 REPO = "Xenova/paraphrase-multilingual-MiniLM-L12-v2"
-ORT_LIB = next(DIST.glob("libonnxruntime.so*"))
+ORT_LIB = next(DIST.glob("libonnxruntime.so*"), None)  # make model
 
 
 def git_blob_sha1(data):
@@ -22,6 +22,7 @@ def git_blob_sha1(data):
 @pytest.fixture(scope="module")
 def hub_files(tmp_path_factory):
     """The test model as the hub holds it: one self-contained ONNX file."""
+    onnx = pytest.importorskip("onnx")  # make model installs it
     root = tmp_path_factory.mktemp("hubfiles")
     onnx.save_model(onnx.load(str(MODEL_DIR / "model.onnx")), str(root / "model_quantized.onnx"))
     return {

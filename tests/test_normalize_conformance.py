@@ -1,12 +1,12 @@
 """normalize_error() against an independent JavaScript reference of the
-SPEC §3 rules: same bytes for every input, or the knowledge base splits."""
+the key's rules: same bytes for every input, or the knowledge base splits."""
 import json
 import os
 import random
 import subprocess
 
 from conftest import ROOT, connection, sqlite
-from corpus import SEED_SCENARIOS, generated, loghub_messages, utf16_units
+from corpus import ORIGINAL_SCENARIOS, generated, loghub_messages, utf16_units
 
 REFERENCE = ROOT / "tests" / "reference" / "normalize.mjs"
 GENERATED = 12_000
@@ -45,7 +45,7 @@ def test_generated_inputs_cover_the_edge_cases():
 
 def test_normalize_error_matches_the_javascript_reference(tmp_path):
     seed = int(os.environ.get("ERRKB_TEST_SEED", random.randrange(2**32)))
-    inputs = SEED_SCENARIOS + generated(seed, GENERATED) + loghub_messages()
+    inputs = ORIGINAL_SCENARIOS + generated(seed, GENERATED) + loghub_messages()
     expected = javascript_results(inputs, tmp_path)
     actual = extension_results(inputs, tmp_path)
     assert len(actual) == len(expected) == len(inputs)
@@ -61,6 +61,6 @@ def normalized(text):
     return sqlite(":memory:", f"SELECT normalize_error({literal})").stdout.rstrip("\n")
 
 
-def test_seed_scenarios():
+def test_the_original_systems_scenarios():
     assert normalized("Cannot find module '/Users/dev/project/src/index.ts'") == "Cannot find module <STR>"
     assert normalized("Error at line 42 in /src/app.js: unexpected token") == "Error at line <N> in <PATH>: unexpected token"

@@ -13,6 +13,8 @@ from conftest import DIST, ROOT, SQL
 
 FUNCTIONS = tomllib.loads((ROOT / "docs" / "reference.toml").read_text())["function"]
 EXAMPLES = [(f["name"], i, example) for f in FUNCTIONS for i, example in enumerate(f["examples"])]
+# the embedding functions' examples run the model (make model)
+NEEDS_MODEL = ("embed(", "embed_model(", "embed_batch(")
 
 
 def shell(script):
@@ -23,7 +25,10 @@ def shell(script):
     return proc.stdout
 
 
-@pytest.mark.parametrize("name, i, example", EXAMPLES, ids=[f"{name}-{i}" for name, i, _ in EXAMPLES])
+@pytest.mark.parametrize("name, i, example", [
+    pytest.param(name, i, example, id=f"{name}-{i}",
+                 marks=[pytest.mark.model] if any(f in example["sql"] for f in NEEDS_MODEL) else [])
+    for name, i, example in EXAMPLES])
 def test_the_example_gives_its_result(name, i, example):
     setup = "".join(f"{statement};\n" for statement in example.get("setup", []))
     script = (f".load {DIST / 'errkb'}\n.output /dev/null\n.read {SQL / 'schema.sql'}\n.output stdout\n"

@@ -1,4 +1,4 @@
-"""Retrieval on real tool errors (SPEC §4.1): signatures and identifiers of
+"""Retrieval on real tool errors: signatures and identifiers of
 each ecosystem, the identifier and value vetoes on both sides, a localized
 message finding its English twin, and the quality floors of the whole
 corpus (tests/fixtures/real_errors, captured by scripts/real_errors).
@@ -122,6 +122,7 @@ def results():
     return corpus_eval.evaluate(CORPUS, surfaces=("search",))[0]
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("part", ["held-in", "held-out"])
 def test_wrong_fixes_and_false_positives_stay_rare(results, part):
     rs = [r for r in results if r["heldout"] == (part == "held-out")]

@@ -19,6 +19,7 @@ def payload(session, tool, tool_input, error=None, event="PostToolUse"):
     return json.dumps(body)
 
 
+@pytest.mark.model
 def test_embed_cuts_long_input_before_tokenizing(tmp_path):
     """10 MB of text: the model sees what it can use, and the process stays
     small (tokenizing the whole text first took 2.8 GB)."""
@@ -49,6 +50,7 @@ def nan_model(tmp_path):
     return out
 
 
+@pytest.mark.model
 def test_nan_vectors_are_an_error(tmp_path):
     broken = nan_model(tmp_path)
     proc = sqlite(":memory:", "SELECT embed('hello')", check=False, env={"ERRKB_MODEL": str(broken)})

@@ -85,6 +85,7 @@ def test_install_names_a_missing_extension_file(tmp_path):
     assert "no extension at" in proc.stderr and "make" in proc.stderr
 
 
+@pytest.mark.model
 def test_runner_found_on_path_finds_the_model_beside_itself(tmp_path):
     """Invoked by a bare name, the runner still knows its own folder, where
     `make` puts the model and ONNX Runtime."""

@@ -1,5 +1,5 @@
 -- Recompute every error_kb key from error_raw with the current
--- normalize_error() (SPEC §8): the original JavaScript code applied its
+-- normalize_error(): the original JavaScript code applied its
 -- rules in another order, so its keys differ. Rows that now share a key are
 -- merged without losing counts: the newest row's fix is kept, use_count is
 -- the sum, last_used the latest. Vectors of changed rows are dropped (the

@@ -1,4 +1,4 @@
-//! The language errkb speaks to the agent in: the seed's Korean, or
+//! The language errkb speaks to the agent in: Korean (the original system's), or
 //! English. `$ERRKB_LANGUAGE` decides, else `"language"` in config.json
 //! (`"ko"` or `"en"`; `errkb install` writes it from the user's locale);
 //! without either, the locale decides the same way: Korean for a Korean

@@ -4,7 +4,7 @@
 //!
 //! The hooks' SQL gathers the facts (which fix, which error, what this
 //! agent was told already) and hands them over as JSON; this module words
-//! them, in the user's language (`language`: the seed's Korean or English).
+//! them, in the user's language (`language`: Korean, as the original system spoke, or English).
 //! What every text keeps to:
 //!
 //! - the error as its identifying line with its values (the headline),

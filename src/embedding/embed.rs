@@ -48,7 +48,7 @@ pub struct Embedder {
 /// directory may hold its own, calibrated on a labelled corpus (`make
 /// calibrate`), in `errkb-thresholds.json`:
 /// `{"match_distance": 0.5, "keyword_check_distance": 0.6}`. Without one,
-/// the seed's values, tuned for the production model, apply.
+/// the original system's values, tuned for the production model, apply.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
 pub struct Thresholds {
     /// Nearer than this: a match.
@@ -59,8 +59,8 @@ pub struct Thresholds {
 }
 
 impl Thresholds {
-    /// The seed's values (L2 0.76 ≈ cosine 0.71, 0.85 ≈ 0.64).
-    pub const SEED: Thresholds = Thresholds {
+    /// The original system's values (L2 0.76 ≈ cosine 0.71, 0.85 ≈ 0.64).
+    pub const ORIGINAL: Thresholds = Thresholds {
         match_distance: 0.76,
         keyword_check_distance: 0.85,
     };
@@ -85,7 +85,7 @@ impl Thresholds {
             .ok()
             .and_then(|text| serde_json::from_str::<Thresholds>(&text).ok())
             .filter(|t| t.match_distance.is_finite() && t.keyword_check_distance.is_finite())
-            .unwrap_or(Self::SEED)
+            .unwrap_or(Self::ORIGINAL)
     }
 }
 

@@ -3,7 +3,7 @@
 //! `INSERT INTO kb_learn (ts, error_raw, error_key, signature, headline,
 //! resolution, resolved_by, tool_sequence) …` runs the statements of
 //! `sql/kb_learn.sql` for each row, the row's columns bound as their
-//! parameters: the SPEC §5 UPSERT on `error_kb`, the signature, the fix
+//! parameters: the UPSERT on `error_kb`, the signature, the fix
 //! among the error's fixes, the file names. The hooks, `errkb record` and
 //! `errkb learn` all write here, so learning lives in one place.
 //!
