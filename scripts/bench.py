@@ -467,6 +467,18 @@ def hooks(rounds=41):
     # in the schema of this errkb (an upgrade is not what is measured)
     subprocess.run([str(DIST / "errkb"), "init"], env={**os.environ, "HOME": str(pristine)}, check=True,
                    capture_output=True)
+    # its vectors made by the test model (the model in use), and a copy whose
+    # vectors the production-shaped stand-in made, for the case that uses it
+    standin()
+    subprocess.run([str(DIST / "errkb"), "embed"], env={**os.environ, "HOME": str(pristine)}, check=True,
+                   capture_output=True)
+    pristine_standin = CACHE / f"hooks_home_standin_schema{SCHEMA_VERSION}"
+    if not pristine_standin.exists():
+        shutil.copytree(pristine, CACHE / "hooks_home_standin.tmp", dirs_exist_ok=True)
+        subprocess.run([str(DIST / "errkb"), "embed"], check=True, capture_output=True,
+                       env={**os.environ, "HOME": str(CACHE / "hooks_home_standin.tmp"),
+                            "ERRKB_MODEL": str(CACHE / "standin")})
+        (CACHE / "hooks_home_standin.tmp").rename(pristine_standin)
     keys = base_keys()
     base = {"session_id": "session-7", "transcript_path": "/tmp/session-7.jsonl", "cwd": "/work/p3",
             "tool_use_id": "toolu_01"}
@@ -503,16 +515,17 @@ def hooks(rounds=41):
     # Each case has its own copy of the knowledge base (hooks learn, and a
     # case must not measure what another taught it), used for all its runs,
     # as one user's hooks use theirs: its log grows and is checkpointed.
-    standin()
     homes = []
     for i, (label, _, _) in enumerate(cases):
         home = CACHE / f"hooks_case{i}"
         shutil.rmtree(home, ignore_errors=True)
-        shutil.copytree(pristine, home)
         env = {"HOME": str(home)}
         if "production-shaped" in label:
-            # Its thresholds are the seed's: the vector stage runs to the end.
+            # Its thresholds are the original system's: the vector stage runs to the end.
+            shutil.copytree(pristine_standin, home)
             env["ERRKB_MODEL"] = str(CACHE / "standin")
+        else:
+            shutil.copytree(pristine, home)
         homes.append(env)
     read_back_from_disk(["sqlite3", ":memory:", "select 1"], [str(DIST / "errkb"), "--version"])
     floor, times = [], [[] for _ in cases]

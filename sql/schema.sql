@@ -294,6 +294,41 @@ CREATE TABLE IF NOT EXISTS vector_model (
 DELETE FROM vec_error_kb
 WHERE (SELECT user_version FROM pragma_user_version) < 13 AND NOT EXISTS (SELECT 1 FROM vector_model);
 
+-- Version 14: a team's hub (errkb sync; the hub's side is sql/hub/schema.sql).
+--
+-- This database among the team's replicas: its id (made when it joins a
+-- hub; its counts arrive on other laptops under it), the hub it follows,
+-- the receive cursor (a PostgreSQL transaction id: every hub row written
+-- by a transaction below it has been received), and how the last syncs
+-- went (a failing hub is tried again later and later).
+CREATE TABLE IF NOT EXISTS hub_state (
+  one INTEGER PRIMARY KEY CHECK (one = 1),
+  replica TEXT NOT NULL,
+  hub TEXT NOT NULL,
+  cursor TEXT NOT NULL DEFAULT '0',
+  last_sync TEXT,
+  last_error TEXT,
+  failures INTEGER NOT NULL DEFAULT 0,
+  next_try TEXT
+);
+-- What the hub has of each fix from here: the fix itself (a row here), and
+-- this replica's counts as last sent; counts that grew since are sent again.
+CREATE TABLE IF NOT EXISTS hub_sent (
+  fix_id INTEGER PRIMARY KEY,
+  learned INTEGER NOT NULL DEFAULT 0,
+  sessions INTEGER NOT NULL DEFAULT 0,
+  advised INTEGER NOT NULL DEFAULT 0,
+  helped INTEGER NOT NULL DEFAULT 0,
+  failed INTEGER NOT NULL DEFAULT 0
+);
+-- Fixes retracted (errkb forget here, or a teammate's retraction): gone
+-- from fixes, never sent or received again. `sent` once the hub has it.
+CREATE TABLE IF NOT EXISTS retracted_fixes (
+  uid TEXT PRIMARY KEY,
+  ts TEXT NOT NULL,
+  sent INTEGER NOT NULL DEFAULT 0
+);
+
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 13;
+PRAGMA user_version = 14;

@@ -102,7 +102,7 @@ def test_each_error_of_a_chain_is_learned_with_the_steps_after_it(home):
 
 
 def test_an_unrelated_success_learns_nothing_the_retry_does(home):
-    """SPEC §5.1: `ls` after a failing `python3 app.py` is not its fix;
+    """`ls` after a failing `python3 app.py` is not its fix;
     `python app.py` run again is, with what happened in between."""
     error = "Traceback (most recent call last):\n  File \"/work/app/app.py\", line 1\nModuleNotFoundError: No module named 'yaml'"
     hook(home, "PostToolUseFailure", payload("s", "Bash", {"command": "python3 app.py"}, error, "PostToolUseFailure"))
@@ -119,7 +119,7 @@ def test_an_unrelated_success_learns_nothing_the_retry_does(home):
 
 
 def test_a_subagents_success_is_not_the_main_threads_fix(home):
-    """SPEC §5.1: the main thread and each subagent are separate streams."""
+    """The main thread and each subagent are separate streams."""
     def with_agent(body, agent_id):
         data = json.loads(body)
         data["agent_id"] = agent_id
@@ -386,6 +386,7 @@ def test_the_subagent_matcher_selects_code_agents(home):
     assert not re.fullmatch(r"[A-Za-z0-9_|, -]+", matcher)
 
 
+@pytest.mark.model
 def test_session_end_returns_and_embeds_in_the_background(home):
     learn_missing_module(home)
     proc = hook(home, "SessionEnd", json.dumps({"session_id": "s1", "cwd": "/work/app",

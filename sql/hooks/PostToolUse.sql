@@ -2,6 +2,9 @@
 -- by a related success is a resolution; and the first time an agent reads
 -- (or writes) a file with a history, tell it that history.
 -- :stdin     Claude Code's payload: session_id, cwd, tool_name, tool_input, ...
+-- :file_content  a Read's file as read (the runner passes it on its own and
+--            leaves tool_response out of :stdin; the sqlite3 shell, which
+--            has only :stdin, finds it there)
 -- :event_ts  the call's original time when errkb learn imports a
 --            transcript; NULL (now) in a live hook
 -- Prints nothing.
@@ -12,9 +15,9 @@
 -- call site only), and the fields are read from the small array it gives.
 -- (Temp tables are declared, then filled: see PostToolUseFailure.sql.)
 CREATE TEMP TABLE payload (ts, session_id, cwd, tool, command, file_path, target, agent_type, model, agent_id,
-                           tool_use_id, subject, edit, sandbox_off, content);
+                           tool_use_id, subject, edit, sandbox_off);
 INSERT INTO temp.payload (ts, session_id, cwd, tool, command, file_path, target, agent_type, model, agent_id,
-                          tool_use_id, edit, sandbox_off, content)
+                          tool_use_id, edit, sandbox_off)
 SELECT coalesce(:event_ts, utc_now()),
        coalesce(f ->> '$[0]', 'unknown'), redact_private(f ->> '$[1]'), f ->> '$[2]',
        redact_private(substr(f ->> '$[3]', 1, 20000)), coalesce(f ->> '$[4]', f ->> '$[8]'),
@@ -27,9 +30,7 @@ SELECT coalesce(:event_ts, utc_now()),
        CASE WHEN coalesce(f ->> '$[10]', f ->> '$[11]', f ->> '$[12]') IS NOT NULL
             THEN edit_hunk(redact_private(substr(coalesce(f ->> '$[10]', ''), 1, 20000)),
                            redact_private(substr(coalesce(f ->> '$[11]', f ->> '$[12]', ''), 1, 20000))) END,
-       coalesce(f ->> '$[18]', 0) IN (1, 'true'),
-       -- the file as read (or written), for a file's history
-       coalesce(f ->> '$[21]', f ->> '$[22]')
+       coalesce(f ->> '$[18]', 0) IN (1, 'true')
 FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.tool_input.command',
                           '$.tool_input.file_path', '$.tool_input.pattern', '$.tool_input.subagent_type',
                           '$.tool_input.model', '$.tool_input.notebook_path', '$.agent_id',
@@ -37,7 +38,7 @@ FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.too
                           '$.tool_input.new_source', '$.tool_use_id', '$.tool_input.url',
                           '$.tool_input.query', '$.tool_input.skill', '$.tool_input.path',
                           '$.tool_input.dangerouslyDisableSandbox', '$.tool_input.offset',
-                          '$.tool_input.limit', '$.tool_response.file.content', '$.tool_input.content') AS f
+                          '$.tool_input.limit') AS f
       LIMIT -1);
 UPDATE temp.payload SET subject = command_subject(command) WHERE tool IN ('Bash', 'PowerShell');
 
@@ -64,7 +65,7 @@ SELECT 1, 'tool_use', ts, session_id, path_basename(cwd), cwd,
          END), 'success', json('true'), 'agentId', agent_id, 'toolUseId', tool_use_id)
 FROM temp.payload;
 
--- 2. What this success resolves (kb_resolves, SPEC §5.1): in this
+-- 2. What this success resolves (kb_resolves): in this
 -- agent's last 50 steps of the session, the latest error of this tool
 -- that it is related to (a retry of the same program or script, the same
 -- file: an `ls` after a failing `python3 app.py` is not its fix), and
@@ -78,48 +79,17 @@ SELECT r.event_id, r.error, r.error_raw, r.signature, r.headline, r.kind, r.tool
        r.edits, r.writes, r.changed, r.weak, r.success_event_id, r.steps
 FROM temp.payload AS p, kb_resolves(p.session_id, p.agent_id) AS r;
 
--- 3. A file's history: the first time this agent reads a file in this
--- session (or edits or writes it), the errors about it (their fix touched
--- it, or their text names it: file_history_status, on paths relative to
--- the project), at most 3, newest first, each with its best fix. Left
--- out: an error whose fix is in the file as read already, a weak fix, one
--- that failed more often than it worked, one this agent was told. (Live
--- only: learning from a transcript tells nothing.)
-CREATE TEMP TABLE history (fix_uid, headline, resolution, origin, ts);
-INSERT INTO temp.history
-SELECT fix_uid, headline, resolution, origin, ts
-FROM (SELECT f.uid AS fix_uid, f.error_headline AS headline, f.resolution, f.origin,
-             coalesce(f.last_used, f.ts) AS ts,
-             row_number() OVER (PARTITION BY kb.id ORDER BY c.sessions DESC, c.uses DESC, f.ts DESC) AS rank
-      FROM (SELECT *, replace(redact_path(file_path), cwd || '/', '') AS file FROM temp.payload) AS p
-      CROSS JOIN main.error_kb_files AS ef ON ef.file_name = path_basename(p.file)
-      JOIN main.error_kb AS kb ON kb.id = ef.error_kb_id
-      JOIN main.fixes AS f ON f.error_kb_id = kb.id AND NOT f.weak
-      JOIN (SELECT fix_id, sum(sessions) AS sessions, sum(learned + advised) AS uses,
-                   sum(helped + learned) AS worked, sum(failed) AS failed
-            FROM main.fix_counts GROUP BY fix_id) AS c ON c.fix_id = f.id
-      WHERE :event_ts IS NULL AND p.tool IN ('Read', 'Edit', 'Write', 'NotebookEdit')
-        AND c.failed <= c.worked
-        AND file_history_status(kb.error_raw, f.resolution, p.file, p.content) = 'open'
-        -- the first time this agent reads or writes the file in the session
-        AND NOT EXISTS (
-          SELECT 1 FROM main.events AS e
-          WHERE e.session_id = p.session_id AND e.type = 'tool_use' AND e.id < last_insert_rowid()
-            AND coalesce(e.data ->> '$.agentId', '') = coalesce(p.agent_id, '')
-            AND e.data ->> '$.meta.file' = redact_path(p.file_path))
-        -- nor a fix this agent was told
-        AND NOT EXISTS (
-          SELECT 1 FROM main.events AS e, json_each(e.data, '$.fixes') AS told
-          WHERE e.session_id = p.session_id AND e.type = 'advice'
-            AND coalesce(e.data ->> '$.agentId', '') = coalesce(p.agent_id, '') AND told.value = f.uid))
-WHERE rank = 1
-ORDER BY ts DESC
-LIMIT 3;
-
 -- Most successes teach nothing and have nothing to tell: then the runner
 -- stops here (a gate: see runtime/script.rs), and what follows does
--- nothing anyway (the sqlite3 shell runs it).
-CREATE TEMP TABLE errkb_continue AS SELECT 1 FROM temp.learned UNION ALL SELECT 1 FROM temp.history LIMIT 1;
+-- nothing anyway (the sqlite3 shell runs it). It goes on when this
+-- success resolved an error, or is a file errors are known about.
+CREATE TEMP TABLE errkb_continue AS
+SELECT 1 FROM temp.learned
+UNION ALL
+SELECT 1 FROM temp.payload AS p
+     JOIN main.error_kb_files AS ef ON ef.file_name = path_basename(replace(redact_path(p.file_path), p.cwd || '/', ''))
+     WHERE :event_ts IS NULL AND p.tool IN ('Read', 'Edit', 'Write', 'NotebookEdit')
+LIMIT 1;
 
 -- 3. Learn each (kb_learn: the error_kb UPSERT, the signature, the fix
 -- among the error's fixes with its counts, the file names, the error
@@ -157,7 +127,56 @@ CROSS JOIN main.events AS a ON a.session_id = e.session_id
 WHERE a.type = 'advice' AND a.data ->> '$.toolUseId' = e.data ->> '$.toolUseId' AND a.data ->> '$.fixId' IS NOT NULL
 ON CONFLICT (fix_id, replica) DO UPDATE SET helped = helped + 1;
 
--- 5. The file's history, noted (the fixes told, so that no hook tells
+-- The rest is a file's history: only for a file errors are known about
+-- (a second gate: a success that learned stops here).
+CREATE TEMP TABLE errkb_continue_history AS
+SELECT 1 FROM temp.payload AS p
+     JOIN main.error_kb_files AS ef ON ef.file_name = path_basename(replace(redact_path(p.file_path), p.cwd || '/', ''))
+     WHERE :event_ts IS NULL AND p.tool IN ('Read', 'Edit', 'Write', 'NotebookEdit')
+LIMIT 1;
+
+-- 5. A file's history: the first time this agent reads a file in this
+-- session (or edits or writes it), the errors about it (their fix touched
+-- it, or their text names it: file_history_status, on paths relative to
+-- the project), at most 3, newest first, each with its best fix. Left
+-- out: an error whose fix is in the file as read already, a weak fix, one
+-- that failed more often than it worked, one this agent was told. (Live
+-- only: learning from a transcript tells nothing.)
+CREATE TEMP TABLE history (fix_uid, headline, resolution, origin, ts);
+INSERT INTO temp.history
+SELECT fix_uid, headline, resolution, origin, ts
+FROM (SELECT f.uid AS fix_uid, f.error_headline AS headline, f.resolution, f.origin,
+             coalesce(f.last_used, f.ts) AS ts,
+             row_number() OVER (PARTITION BY kb.id ORDER BY c.sessions DESC, c.uses DESC, f.ts DESC) AS rank
+      FROM (SELECT *, replace(redact_path(file_path), cwd || '/', '') AS file FROM temp.payload) AS p
+      CROSS JOIN main.error_kb_files AS ef ON ef.file_name = path_basename(p.file)
+      JOIN main.error_kb AS kb ON kb.id = ef.error_kb_id
+      JOIN main.fixes AS f ON f.error_kb_id = kb.id AND NOT f.weak
+      JOIN (SELECT fix_id, sum(sessions) AS sessions, sum(learned + advised) AS uses,
+                   sum(helped + learned) AS worked, sum(failed) AS failed
+            FROM main.fix_counts GROUP BY fix_id) AS c ON c.fix_id = f.id
+      WHERE :event_ts IS NULL AND p.tool IN ('Read', 'Edit', 'Write', 'NotebookEdit')
+        AND c.failed <= c.worked
+        -- checked against the file as read (or written), fetched only here
+        AND file_history_status(kb.error_raw, f.resolution, p.file,
+              coalesce(:file_content, :stdin ->> '$.tool_response.file.content', :stdin ->> '$.tool_input.content'))
+            = 'open'
+        -- the first time this agent reads or writes the file in the session
+        AND NOT EXISTS (
+          SELECT 1 FROM main.events AS e
+          WHERE e.session_id = p.session_id AND e.type = 'tool_use' AND e.id < last_insert_rowid()
+            AND coalesce(e.data ->> '$.agentId', '') = coalesce(p.agent_id, '')
+            AND e.data ->> '$.meta.file' = redact_path(p.file_path))
+        -- nor a fix this agent was told
+        AND NOT EXISTS (
+          SELECT 1 FROM main.events AS e, json_each(e.data, '$.fixes') AS told
+          WHERE e.session_id = p.session_id AND e.type = 'advice'
+            AND coalesce(e.data ->> '$.agentId', '') = coalesce(p.agent_id, '') AND told.value = f.uid))
+WHERE rank = 1
+ORDER BY ts DESC
+LIMIT 3;
+
+-- 6. The file's history, noted (the fixes told, so that no hook tells
 -- this agent one again) and told.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,

@@ -95,6 +95,27 @@ pub enum Command {
         #[command(subcommand)]
         action: ModelAction,
     },
+    /// Share fixes with a team through a PostgreSQL hub
+    Hub {
+        #[command(subcommand)]
+        action: HubAction,
+    },
+    /// Send this machine's new fixes and counts to the hub, then receive
+    /// the team's
+    Sync {
+        /// Only when no recent failure asks to wait (the background runs)
+        #[arg(long, hide = true)]
+        if_due: bool,
+    },
+    /// Retract a fix here and, at the next sync, for the whole team
+    Forget {
+        /// The fix: its id (errkb search --json shows it) or its uid
+        fix: String,
+    },
+    /// What the end of a session starts, detached: sync with the hub when
+    /// one is joined and due, then embed what needs a vector
+    #[command(hide = true)]
+    AfterSession,
     /// Run a .sql file; standard input (when piped) is bound as :stdin
     Run {
         file: PathBuf,
@@ -102,6 +123,24 @@ pub enum Command {
         #[arg(long = "param", value_name = "NAME=VALUE", value_parser = script::parse_param)]
         params: Vec<(String, String)>,
     },
+}
+
+#[derive(Subcommand)]
+pub enum HubAction {
+    /// Create or upgrade the hub's schema in a PostgreSQL database (as its
+    /// owner), and print the grants for the team's members
+    Init {
+        /// postgresql://USER@HOST:PORT/DBNAME?sslmode=verify-full (a password
+        /// here is used once, never stored: use ~/.pgpass or PGPASSWORD)
+        url: String,
+    },
+    /// Share through this hub from now on (recorded in config.json, without
+    /// a password), and sync once
+    Join { url: String },
+    /// Stop sharing (what was received stays)
+    Leave,
+    /// Whether the hub is reachable, the last sync, what waits to be sent
+    Status,
 }
 
 #[derive(Subcommand)]

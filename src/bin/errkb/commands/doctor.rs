@@ -114,6 +114,7 @@ pub fn run(db_path: &Path, shell_extension: Result<PathBuf>, out: &mut impl Writ
     check_disk(r, db_path)?;
     let stored_model = check_database(r, db_path)?;
     check_model(r, runner.as_deref(), stored_model)?;
+    check_hub(r, db_path)?;
     check_hook_log(r, db_path, data_folder_usable)?;
     Ok(report.healthy)
 }
@@ -669,6 +670,39 @@ fn model_loads(runner: &Path) -> Result<Duration> {
     }
     let said = String::from_utf8_lossy(&out.stderr);
     anyhow::bail!("{}", said.trim().trim_start_matches("errkb: "))
+}
+
+/// The team's hub, as the last syncs found it (doctor does not connect:
+/// `errkb hub status` does).
+fn check_hub(r: &mut Report, db_path: &Path) -> Result<()> {
+    let Some(url) = errkb::config::read().and_then(|c| c.get("hub")?.get("url")?.as_str().map(str::to_owned)) else {
+        return Ok(());
+    };
+    let state = rusqlite::Connection::open_with_flags(db_path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .ok()
+        .and_then(|conn| crate::hub::sync::State::load(&conn).ok().flatten());
+    match state {
+        None => r.fail(
+            "hub",
+            format!("{url}: joined, never synced"),
+            "errkb sync (errkb hub status says whether the hub can be reached)",
+        ),
+        Some(state) if state.failures > 0 => r.fail(
+            "hub",
+            format!(
+                "{url}: the last {} syncs failed ({}); last success {}, next try {}",
+                state.failures,
+                state.last_error.as_deref().unwrap_or("?"),
+                state.last_sync.as_deref().unwrap_or("never"),
+                state.next_try.as_deref().unwrap_or("now")
+            ),
+            "errkb hub status, then errkb sync once the hub is back (nothing waiting is lost)",
+        ),
+        Some(state) => r.ok(
+            "hub",
+            format!("{url}: last sync {}", state.last_sync.as_deref().unwrap_or("never")),
+        ),
+    }
 }
 
 /// Recent failures in the hook logs (the usual one and its fallbacks).

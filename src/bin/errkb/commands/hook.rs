@@ -59,12 +59,15 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
     // 1000 VM steps; a statement waiting on a lock is bounded by the busy
     // timeout instead, and writing the event may wait for it).
     conn.progress_handler(1000, Some(move || started.elapsed() > BUDGET))?;
-    let (stdin, problems) = payload::for_script(event, payload, hook.unread, hook.read_for)?;
-    for problem in problems {
+    let input = payload::for_script(event, payload, hook.unread, hook.read_for)?;
+    for problem in input.problems {
         log_failure(event, &format!("warning: {problem}"));
     }
     let mut params = Params::default();
-    params.set("stdin", stdin);
+    params.set("stdin", input.stdin);
+    if let Some(content) = input.file_content {
+        params.set("file_content", content);
+    }
     let mut out = Vec::new();
     let result = script::run(&conn, &sql, &params, &mut out)
         .with_context(|| format!("{event}.sql on {}{}", db_path.display(), db::storage_hint(&db_path)));
@@ -77,32 +80,34 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
     result?;
     conn.leave_open();
     if event == "SessionEnd" {
-        // Embed in a process of their own whatever needs it, and return now.
-        return start_embed_job(&db_path);
+        // Sync with the team's hub and embed whatever needs it, in a
+        // process of its own, and return now.
+        return start_after_session_job(&db_path);
     }
     std::io::stdout().write_all(&out)?;
     Ok(())
 }
 
-/// `errkb embed` as a detached process: its own process group (Claude Code
+/// `errkb after-session` (sync with the hub when due, then `errkb embed`)
+/// as a detached process: its own process group (Claude Code
 /// may kill the hook's), no inherited pipes, and its errors in the hook
 /// log. The job's lock keeps two from running at once. (A process group,
 /// not a session of its own: `setsid` needs code run in the child, which
 /// makes std fork the hook's whole process instead of spawning the job
 /// with `posix_spawn`, a millisecond on the hook's time.)
-fn start_embed_job(db_path: &Path) -> Result<()> {
+fn start_after_session_job(db_path: &Path) -> Result<()> {
     use std::os::unix::process::CommandExt;
     let (_, log) = paths::open_hook_log().context("no hook log can be written")?;
     let mut command = std::process::Command::new(std::env::current_exe()?);
     command
         .arg("--db")
         .arg(db_path)
-        .arg("embed")
+        .arg("after-session")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(log)
         .process_group(0);
-    command.spawn().context("cannot start the embedding job")?;
+    command.spawn().context("cannot start the after-session job")?;
     Ok(())
 }
 

@@ -785,7 +785,13 @@ pub fn command(db_path: &Path, paths: Vec<PathBuf>, out: &mut impl std::io::Writ
     };
     let conn = db::open(db_path, db::Access::ReadWrite)?;
     let summary = run(&conn, &paths)?;
+    drop(conn);
     write!(out, "{summary}")?;
+    // what was learned goes to the team's hub, when one is joined (a hub
+    // that cannot be reached is tried again later; the import stands)
+    if let Err(e) = crate::commands::hub::run_sync(db_path, true, out) {
+        writeln!(out, "{e:#}")?;
+    }
     if summary.fixes_learned > 0 {
         writeln!(out, "run 'errkb embed' to make them findable by meaning too")?;
     }

@@ -4,6 +4,7 @@ pub mod catalog;
 pub mod doctor;
 pub mod embed;
 pub mod hook;
+pub mod hub;
 pub mod install;
 pub mod learn;
 pub mod migrate;

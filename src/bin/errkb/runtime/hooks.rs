@@ -30,7 +30,7 @@ pub struct Hook {
     pub writes: bool,
 }
 
-/// The subagent types that write code: the seed's list (matched anywhere
+/// The subagent types that write code: the original system's list (matched anywhere
 /// in the type, so `oh-my-claudecode:executor-high` counts), plus the stock
 /// `general-purpose` agent, which does the coding when no custom agents
 /// are installed. The parentheses make Claude Code read it as a regex (a

@@ -16,30 +16,43 @@ use serde_json::value::RawValue;
 /// Payloads above this are logged (they still work: errors are cut to size).
 const LARGE_PAYLOAD: usize = 1 << 20;
 
-/// The payload as the hook's script is given it (`:stdin`: without the
-/// fields in `unread`, which it never reads), and what is wrong with it.
-/// A tool in `read_for` keeps them: its script reads them (a Read's file, to
-/// tell whether a past fix is in it already).
-pub fn for_script(event: &str, bytes: Vec<u8>, unread: &[&str], read_for: &[&str]) -> Result<(String, Vec<String>)> {
+/// What a hook's script is given of the payload.
+pub struct ForScript {
+    /// `:stdin`: the payload without the fields in `unread`, which no
+    /// script reads (a command's whole output, a Read's file).
+    pub stdin: String,
+    /// `:file_content`: for a tool in `read_for`, the file as read
+    /// (`tool_response.file.content`), passed on its own so that SQLite
+    /// never parses it as JSON, and reads it only when the file has a
+    /// history.
+    pub file_content: Option<String>,
+    /// What is wrong with the payload (logged as warnings).
+    pub problems: Vec<String>,
+}
+
+pub fn for_script(event: &str, bytes: Vec<u8>, unread: &[&str], read_for: &[&str]) -> Result<ForScript> {
     // the bytes read become the text without a copy when they are UTF-8
     let (text, valid_utf8) = match String::from_utf8(bytes) {
         Ok(text) => (text, true),
         Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), false),
     };
     let fields = Fields::parse(&text);
-    let found = problems(event, valid_utf8, &text, fields.as_ref());
-    let without_unread = match &fields {
-        Some(fields)
-            if unread.iter().any(|key| fields.has(key))
-                && !fields
-                    .text("tool_name")
-                    .is_some_and(|tool| read_for.contains(&tool.as_ref())) =>
-        {
-            Some(fields.without(unread)?)
+    let problems = problems(event, valid_utf8, &text, fields.as_ref());
+    let (without_unread, file_content) = match &fields {
+        Some(fields) if unread.iter().any(|key| fields.has(key)) => {
+            let content = fields
+                .text("tool_name")
+                .filter(|tool| read_for.contains(&tool.as_ref()))
+                .and_then(|_| fields.file_content());
+            (Some(fields.without(unread)?), content)
         }
-        _ => None,
+        _ => (None, None),
     };
-    Ok((without_unread.unwrap_or(text), found))
+    Ok(ForScript {
+        stdin: without_unread.unwrap_or(text),
+        file_content,
+        problems,
+    })
 }
 
 /// A payload's top-level fields, as sent.
@@ -64,6 +77,20 @@ impl<'a> Fields<'a> {
             .map(|(key, value)| (key.as_ref(), *value))
             .collect();
         Ok(serde_json::to_string(&kept)?)
+    }
+
+    /// A Read's `tool_response.file.content`, when it is a string.
+    fn file_content(&self) -> Option<String> {
+        #[derive(serde::Deserialize)]
+        struct Response {
+            file: Option<File>,
+        }
+        #[derive(serde::Deserialize)]
+        struct File {
+            content: Option<String>,
+        }
+        let raw = self.0.get("tool_response")?;
+        serde_json::from_str::<Response>(raw.get()).ok()?.file?.content
     }
 
     /// The field's text, when it is a JSON string.
@@ -244,25 +271,37 @@ mod tests {
     }
 
     fn problems_of(event: &str, text: &str) -> Vec<String> {
-        for_script(event, text.as_bytes().to_vec(), &[], &[]).unwrap().1
+        for_script(event, text.as_bytes().to_vec(), &[], &[]).unwrap().problems
     }
 
     #[test]
     fn unread_fields_are_left_out_and_the_rest_kept_as_sent() {
         let text =
             r#"{"session_id": "s\"x", "tool_input": {"command": "ls", "n": 1.50}, "tool_response": {"stdout": "big"}}"#;
-        let (kept, problems) =
-            for_script("PostToolUse", text.as_bytes().to_vec(), &["tool_response"], &["Read"]).unwrap();
+        let input = for_script("PostToolUse", text.as_bytes().to_vec(), &["tool_response"], &["Read"]).unwrap();
+        assert_eq!(input.file_content, None);
         assert_eq!(
-            problems,
+            input.problems,
             [
                 "payload has no cwd string",
                 "payload's session_id is not an identifier (stored as given)"
             ]
         );
         assert_eq!(
-            kept,
+            input.stdin,
             r#"{"session_id":"s\"x","tool_input":{"command": "ls", "n": 1.50}}"#
         );
+    }
+
+    #[test]
+    fn a_reads_file_is_passed_on_its_own() {
+        let text = r#"{"session_id": "s", "cwd": "/w", "tool_name": "Read", "tool_input": {"file_path": "/w/a.py"},
+                      "tool_response": {"type": "text", "file": {"filePath": "/w/a.py", "content": "x = \"1\"\n"}}}"#;
+        let input = for_script("PostToolUse", text.as_bytes().to_vec(), &["tool_response"], &["Read"]).unwrap();
+        assert_eq!(input.file_content.as_deref(), Some("x = \"1\"\n"));
+        assert!(!input.stdin.contains("tool_response"));
+        let bash = text.replace(r#""Read""#, r#""Bash""#);
+        let input = for_script("PostToolUse", bash.into_bytes(), &["tool_response"], &["Read"]).unwrap();
+        assert_eq!(input.file_content, None);
     }
 }

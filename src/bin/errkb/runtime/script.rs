@@ -34,10 +34,15 @@ impl Params {
         self.0.insert(name.to_owned(), value.into());
     }
 
-    fn get(&self, sql_name: &str) -> Option<&str> {
+    pub fn get(&self, sql_name: &str) -> Option<&str> {
         self.0
             .get(sql_name.trim_start_matches([':', '@', '$']))
             .map(String::as_str)
+    }
+
+    /// The bytes of all the values together.
+    pub fn total_len(&self) -> usize {
+        self.0.values().map(String::len).sum()
     }
 }
 

@@ -1,0 +1,161 @@
+//! A project's identity across machines: its git remote, normalised, not
+//! the folder it happens to be in on one laptop. `git@github.com:acme/shop.git`,
+//! `https://github.com/acme/shop` and `ssh://git@github.com/acme/shop.git`
+//! are all `github.com/acme/shop`. A folder without a remote is not shared.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// `remote` as one name: host and path, lower-case host, no user,
+/// password, port, scheme or `.git`.
+pub fn normalize_remote(remote: &str) -> Option<String> {
+    let remote = remote.trim();
+    let (host, path) = if let Some((_, rest)) = remote.split_once("://") {
+        // scheme://[user[:password]@]host[:port]/path
+        let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+        let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        let host = host.split_once(':').map_or(host, |(h, _)| h);
+        (host.to_owned(), path.to_owned())
+    } else if let Some((before, path)) = remote.split_once(':') {
+        // scp-like: [user@]host:path (not a Windows drive letter or a local path)
+        if before.contains('/') || before.len() < 2 {
+            return None;
+        }
+        let host = before.rsplit_once('@').map_or(before, |(_, h)| h);
+        (host.to_owned(), path.to_owned())
+    } else {
+        return None; // a local path: nothing another machine can name
+    };
+    let path = path.trim_matches('/');
+    let path = path.strip_suffix(".git").unwrap_or(path).trim_end_matches('/');
+    if host.is_empty() || path.is_empty() {
+        return None;
+    }
+    Some(format!("{}/{}", host.to_ascii_lowercase(), path))
+}
+
+/// The folder a stored project name means on this machine (`~` expanded).
+pub fn folder(project: &str) -> Option<PathBuf> {
+    if let Some(rest) = project.strip_prefix("~/") {
+        return errkb::config::home().map(|h| h.join(rest));
+    }
+    if project == "~" {
+        return errkb::config::home();
+    }
+    project.starts_with('/').then(|| PathBuf::from(project))
+}
+
+/// The normalised remote of a project folder: `origin`, else the first
+/// remote git lists.
+pub fn remote_of(folder: &std::path::Path) -> Option<String> {
+    let git = |args: &[&str]| -> Option<String> {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(folder)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    let url = git(&["remote", "get-url", "origin"]).or_else(|| {
+        let first = git(&["remote"])?.lines().next()?.to_owned();
+        git(&["remote", "get-url", &first])
+    })?;
+    normalize_remote(&url)
+}
+
+/// Which projects share with the team, from config.json's `"hub"`:
+/// `"projects"` (only these) and `"exclude"`, each a list of remotes
+/// (`github.com/acme/shop`, or any URL git accepts) or folders.
+#[derive(Debug, Default, Clone)]
+pub struct Selection {
+    only: Option<Vec<String>>,
+    exclude: Vec<String>,
+}
+
+impl Selection {
+    pub fn from_config(hub: &serde_json::Value) -> Selection {
+        let list = |key: &str| -> Option<Vec<String>> {
+            hub.get(key)?.as_array().map(|items| {
+                items
+                    .iter()
+                    .filter_map(|i| i.as_str())
+                    .map(|i| normalize_remote(i).unwrap_or_else(|| i.trim_end_matches('/').to_owned()))
+                    .collect()
+            })
+        };
+        Selection {
+            only: list("projects"),
+            exclude: list("exclude").unwrap_or_default(),
+        }
+    }
+
+    /// Whether `remote` (found in `folder`, when local) is shared.
+    pub fn shares(&self, remote: &str, folder: Option<&str>) -> bool {
+        let named = |list: &[String]| list.iter().any(|p| p == remote || Some(p.as_str()) == folder);
+        if named(&self.exclude) {
+            return false;
+        }
+        self.only.as_deref().is_none_or(named)
+    }
+}
+
+/// The remotes of the stored project folders, looked up once per sync.
+#[derive(Default)]
+pub struct Remotes(HashMap<String, Option<String>>);
+
+impl Remotes {
+    /// The remote of a stored project name: a folder (looked up with git),
+    /// or a remote already (a teammate's fix).
+    pub fn of(&mut self, project: &str) -> Option<String> {
+        if let Some(known) = self.0.get(project) {
+            return known.clone();
+        }
+        let remote = match folder(project) {
+            Some(dir) => remote_of(&dir),
+            None => Some(project.to_owned()).filter(|p| p.contains('/') && !p.starts_with('~')),
+        };
+        self.0.insert(project.to_owned(), remote.clone());
+        remote
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_project_whatever_the_remote_url() {
+        for url in [
+            "git@github.com:acme/shop.git",
+            "https://github.com/acme/shop",
+            "https://github.com/acme/shop.git/",
+            "ssh://git@github.com/acme/shop.git",
+            "ssh://git@GitHub.com:22/acme/shop.git",
+            "https://user:token@github.com/acme/shop.git",
+        ] {
+            assert_eq!(normalize_remote(url).as_deref(), Some("github.com/acme/shop"), "{url}");
+        }
+        assert_eq!(
+            normalize_remote("git@gitlab.example.com:group/sub/app.git").as_deref(),
+            Some("gitlab.example.com/group/sub/app")
+        );
+        assert_eq!(normalize_remote("/srv/git/shop.git"), None);
+        assert_eq!(normalize_remote("../shop"), None);
+    }
+
+    #[test]
+    fn a_selection_narrows_or_excludes() {
+        let all = Selection::from_config(&serde_json::json!({}));
+        assert!(all.shares("github.com/acme/shop", None));
+        let some = Selection::from_config(&serde_json::json!({"projects": ["git@github.com:acme/shop.git"]}));
+        assert!(some.shares("github.com/acme/shop", None) && !some.shares("github.com/acme/blog", None));
+        let not = Selection::from_config(&serde_json::json!({"exclude": ["~/work/secret"]}));
+        assert!(!not.shares("github.com/acme/secret", Some("~/work/secret")));
+        assert!(not.shares("github.com/acme/shop", Some("~/work/shop")));
+    }
+}

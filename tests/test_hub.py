@@ -1,0 +1,502 @@
+"""A team's hub on a real PostgreSQL server, started by the tests
+(`initdb` and `pg_ctl` in a temporary folder, on 127.0.0.1; as an
+unprivileged user when the tests run as root, since initdb refuses root).
+Each replica is a HOME of its own with a knowledge base, driven through the
+runner: its hooks learn and advise, `errkb hub`, `errkb sync` and `errkb
+forget` share."""
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import RUNNER, connection, runner, sqlite
+
+NOBODY = 65534
+PG_BIN = next((Path(p) for p in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
+               if (Path(p) / "initdb").exists()), None) if Path("/usr/lib/postgresql").exists() else None
+if PG_BIN is None and shutil.which("initdb"):
+    PG_BIN = Path(shutil.which("initdb")).parent
+SUPERUSER_PASSWORD = "owner-pw-for-tests"
+MEMBER_PASSWORD = "member-pw-for-tests"
+MISSING = "Traceback (most recent call last):\n  File \"app.py\", line 1\nModuleNotFoundError: No module named 'yaml'"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A PostgreSQL cluster of the tests' own."""
+
+    def __init__(self, ssl=False):
+        if PG_BIN is None:
+            pytest.skip("PostgreSQL's server is not installed (make deps installs it)")
+        self.root = Path(tempfile.mkdtemp(prefix="errkb-pg-"))
+        self.root.chmod(0o755)
+        self.data = self.root / "data"
+        self.port = free_port()
+        self.as_user = []
+        if os.geteuid() == 0:
+            self.as_user = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+            os.chown(self.root, NOBODY, NOBODY)
+        pwfile = self.root / "pw"
+        pwfile.write_text(SUPERUSER_PASSWORD + "\n")
+        if self.as_user:
+            os.chown(pwfile, NOBODY, NOBODY)
+        self.run_pg("initdb", "-D", str(self.data), "-U", "owner", "--auth-host=scram-sha-256",
+                    "--auth-local=trust", f"--pwfile={pwfile}", "-E", "UTF8", "--locale=C")
+        options = (f"-c listen_addresses=127.0.0.1 -c port={self.port} "
+                   f"-c unix_socket_directories={self.root} -c fsync=off")
+        if ssl:
+            self.make_certificates()
+            options += " -c ssl=on -c ssl_cert_file=server.crt -c ssl_key_file=server.key"
+        self.options = options
+        self.start()
+
+    def run_pg(self, tool, *args, check=True):
+        return subprocess.run([*self.as_user, str(PG_BIN / tool), *args], capture_output=True, text=True,
+                              check=check, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C", "HOME": str(self.root)},
+                              cwd=self.root)
+
+    def start(self):
+        self.run_pg("pg_ctl", "-D", str(self.data), "-o", self.options, "-l", str(self.root / "log"), "-w", "start")
+
+    def stop(self):
+        self.run_pg("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop", check=False)
+
+    def destroy(self):
+        self.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def make_certificates(self):
+        """A CA of the tests' own and a server certificate for the name localhost."""
+        def ssl(*args):
+            subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=self.root)
+        ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2",
+            "-subj", "/CN=errkb test CA")
+        ssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj",
+            "/CN=localhost")
+        (self.root / "san.ext").write_text("subjectAltName=DNS:localhost\n")
+        ssl("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "server.crt", "-days", "2", "-extfile", "san.ext")
+        for name in ("server.crt", "server.key"):
+            target = self.data / name
+            shutil.copy(self.root / name, target)
+            target.chmod(0o600)
+            if self.as_user:
+                os.chown(target, NOBODY, NOBODY)
+
+    def psql(self, sql, db="team", user="owner"):
+        out = subprocess.run(["psql", "-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p",
+                              str(self.port), "-U", user, "-d", db, "-f", "-"], input=sql, capture_output=True,
+                             text=True, env={"PATH": os.environ["PATH"], "PGPASSWORD": SUPERUSER_PASSWORD})
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    def url(self, user="owner", db="team", query=""):
+        return f"postgresql://{user}@127.0.0.1:{self.port}/{db}{query}"
+
+
+@pytest.fixture(scope="module")
+def pg():
+    server = Server()
+    server.psql("CREATE DATABASE team", db="postgres")
+    yield server
+    server.destroy()
+
+
+@pytest.fixture
+def hub(pg):
+    """A fresh hub: the schema made by errkb hub init, a member role with a login."""
+    name = f"hub{random.randrange(10**9)}"
+    pg.psql(f"CREATE DATABASE {name}", db="postgres")
+    out = runner("hub", "init", pg.url(db=name), env={"PGPASSWORD": SUPERUSER_PASSWORD}, check=True).stdout
+    grants = out.split("run as the database's owner):\n\n", 1)[1].split("\nThen, on each laptop", 1)[0]
+    pg.psql(grants, db=name)
+    pg.psql(f"DO $$ BEGIN CREATE ROLE member LOGIN PASSWORD '{MEMBER_PASSWORD}' IN ROLE errkb_member; "
+            "EXCEPTION WHEN duplicate_object THEN NULL; END $$", db=name)
+    pg.psql(f"GRANT CONNECT ON DATABASE {name} TO errkb_member", db=name)
+    return {"pg": pg, "db": name, "url": pg.url(user="member", db=name)}
+
+
+class Replica:
+    """A laptop: a HOME with a knowledge base and a project with a git remote."""
+
+    def __init__(self, root, name, remote="git@github.com:acme/shop.git"):
+        self.home = root / name
+        self.project = self.home / "work" / "shop"
+        self.project.mkdir(parents=True)
+        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
+        if remote:
+            subprocess.run(["git", "-C", str(self.project), "remote", "add", "origin", remote], check=True)
+        self.env = {"HOME": str(self.home), "PGPASSWORD": MEMBER_PASSWORD, "ERRKB_LANGUAGE": "en"}
+        self.calls = 0
+
+    def run(self, *args, check=True, stdin=None, env=None):
+        return runner(*args, stdin=stdin, env=self.env | (env or {}), check=check)
+
+    def hook(self, event, session, tool, tool_input, error=None, agent=None):
+        self.calls += 1
+        body = {"session_id": session, "transcript_path": "/nowhere.jsonl", "cwd": str(self.project),
+                "hook_event_name": event, "tool_name": tool, "tool_input": tool_input,
+                "tool_use_id": f"toolu_{self.home.name}_{self.calls}"}
+        if error is not None:
+            body["error"] = error
+        proc = self.run("hook", event, stdin=json.dumps(body))
+        assert (proc.returncode, proc.stderr) == (0, "")
+        return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout else None
+
+    def learn_fix(self, session, error=MISSING, fix="pip install pyyaml", command="python3 app.py"):
+        self.hook("PostToolUseFailure", session, "Bash", {"command": command}, error)
+        self.hook("PostToolUse", session, "Bash", {"command": fix})
+        self.hook("PostToolUse", session, "Bash", {"command": command})
+
+    def fail(self, session, error=MISSING, command="python3 app.py"):
+        return self.hook("PostToolUseFailure", session, "Bash", {"command": command}, error)
+
+    @property
+    def db(self):
+        return self.home / ".reflexion" / "data" / "reflexion.db"
+
+    def rows(self, sql):
+        with connection(self.db) as conn:
+            return conn.execute(sql).fetchall()
+
+    def counts(self, fix_key_like="%pip install pyyaml%"):
+        return self.rows("SELECT sum(c.learned), sum(c.advised), sum(c.helped), sum(c.failed) FROM fix_counts c "
+                         f"JOIN fixes f ON f.id = c.fix_id WHERE f.resolution LIKE '{fix_key_like}'")[0]
+
+
+def test_a_fix_learned_on_one_laptop_is_advised_on_another_as_the_teams(hub, tmp_path):
+    a, b = Replica(tmp_path, "a"), Replica(tmp_path, "b", remote="https://github.com/acme/shop")
+    for r in (a, b):
+        out = r.run("hub", "join", hub["url"]).stdout
+        assert "joined postgresql://member@127.0.0.1:" in out
+    a.learn_fix("sa1")
+    assert "sent 1 fixes" in a.run("sync").stdout
+    assert "received 1 fixes" in b.run("sync").stdout
+    told = b.fail("sb1")
+    assert told.startswith("[Reflexion error KB] A teammate fixed the same error before:")
+    assert "pip install pyyaml" in told
+    # one project, whatever each laptop's remote URL looks like
+    assert hub["pg"].psql("SELECT DISTINCT project FROM errkb.fixes", db=hub["db"]) == "github.com/acme/shop"
+
+
+def test_what_reaches_the_hub_is_the_fix_and_nothing_personal(hub, tmp_path):
+    a = Replica(tmp_path, "a")
+    a.run("hub", "join", hub["url"])
+    a.learn_fix("session-secret-id", error=MISSING + f"\n  at {a.project}/app.py token=ghp_{'A' * 36}")
+    a.run("sync")
+    dump = hub["pg"].psql("SELECT row_to_json(f)::text FROM errkb.fixes AS f", db=hub["db"])
+    dump += hub["pg"].psql("SELECT row_to_json(c)::text FROM errkb.counts AS c", db=hub["db"])
+    assert dump
+    for private in ("session-secret-id", str(tmp_path), "ghp_AAAA", "/work/shop", "sessionId"):
+        assert private not in dump, private
+
+
+def test_counts_add_up_across_laptops_and_a_resend_counts_nothing_twice(hub, tmp_path):
+    a, b = Replica(tmp_path, "a"), Replica(tmp_path, "b")
+    for r in (a, b):
+        r.run("hub", "join", hub["url"])
+    a.learn_fix("sa1")
+    a.learn_fix("sa2")  # learned twice on A
+    a.run("sync")
+    b.run("sync")
+    b.fail("sb1")  # advised on B ...
+    b.hook("PostToolUse", "sb1", "Bash", {"command": "pip install pyyaml"})
+    b.hook("PostToolUse", "sb1", "Bash", {"command": "python3 app.py"})  # ... and it helped
+    b.run("sync")
+    a.run("sync")
+    learned_a, advised_a, helped_a, _ = a.counts()
+    assert (learned_a, advised_a, helped_a) == b.counts()[:3]
+    assert learned_a >= 2 and advised_a >= 1 and helped_a >= 1
+    hub_sum = hub["pg"].psql("SELECT sum(learned), sum(advised), sum(helped) FROM errkb.counts", db=hub["db"])
+    # a resend (a sync whose local marks were lost, as when killed after the hub committed) adds nothing
+    with connection(a.db) as conn:
+        conn.execute("DELETE FROM hub_sent")
+    with connection(b.db) as conn:
+        conn.execute("DELETE FROM hub_sent")
+    a.run("sync")
+    b.run("sync")
+    assert hub["pg"].psql("SELECT sum(learned), sum(advised), sum(helped) FROM errkb.counts", db=hub["db"]) == hub_sum
+    assert a.counts() == b.counts()
+
+
+def test_a_sync_killed_mid_way_then_run_again_counts_each_thing_once(hub, tmp_path):
+    a, b = Replica(tmp_path, "a"), Replica(tmp_path, "b")
+    for r in (a, b):
+        r.run("hub", "join", hub["url"])
+    # many fixes, so that a kill lands inside a sync (learned through
+    # kb_learn, as the hooks learn)
+    sqlite(a.db, "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 2999) "
+                 "INSERT INTO kb_learn (ts, error_raw, resolution, project, session_id) "
+                 "SELECT '2026-01-01T00:00:00Z', 'Error: module m' || i || ' not found', "
+                 "json_object('resolvedBy', 'success_after_error', 'tool', 'Bash', 'command', 'npm install m' || i), "
+                 "'~/work/shop', 's' || i FROM n")
+    kills = 0
+    for delay in (0.05, 0.15, 0.3, 0.6):
+        proc = subprocess.Popen([str(RUNNER), "sync"], env={**os.environ, **a.env}, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait()
+    a.run("sync")
+    b.run("sync")
+    on_hub = hub["pg"].psql("SELECT count(*), sum(learned) FROM errkb.fixes JOIN errkb.counts USING (uid)",
+                            db=hub["db"])
+    assert on_hub == "3000|3000"
+    assert b.rows("SELECT count(*), sum(c.learned) FROM fixes f JOIN fix_counts c ON c.fix_id = f.id "
+                  "WHERE f.origin = 'team'") == [(3000, 3000)]
+    assert kills >= 1
+
+
+def test_five_laptops_syncing_at_once_lose_nothing(hub, tmp_path):
+    replicas = [Replica(tmp_path, f"r{i}") for i in range(5)]
+    for r in replicas:
+        r.run("hub", "join", hub["url"])
+    rounds = 4
+    errors = []
+
+    def laptop(i, r):
+        try:
+            for n in range(rounds):
+                r.learn_fix(f"s{i}-{n}", error=f"Error: Cannot find module 'pkg{i}x{n}'", fix=f"npm install pkg{i}x{n}",
+                            command="node index.js")
+                r.run("sync")
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=laptop, args=(i, r)) for i, r in enumerate(replicas)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for r in replicas:  # a last round, once everyone is done
+        r.run("sync")
+    expected = 5 * rounds
+    assert hub["pg"].psql("SELECT count(*) FROM errkb.fixes", db=hub["db"]) == str(expected)
+    for r in replicas:
+        [(fixes, learned)] = r.rows("SELECT count(DISTINCT f.uid), sum(c.learned) FROM fixes f "
+                                    "JOIN fix_counts c ON c.fix_id = f.id WHERE f.resolution LIKE '%npm install pkg%'")
+        assert (fixes, learned) == (expected, expected), r.home.name
+
+
+def test_a_row_committed_late_by_a_slow_sender_is_not_skipped(hub, tmp_path):
+    """Transaction ids are taken before commit: a sender that started first
+    and commits last must still reach a receiver that synced in between."""
+    pg, a, b = hub["pg"], Replica(tmp_path, "a"), Replica(tmp_path, "b")
+    for r in (a, b):
+        r.run("hub", "join", hub["url"])
+    slow = subprocess.Popen(
+        ["psql", "-X", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", str(pg.port), "-U", "member", "-d", hub["db"]],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={"PATH": os.environ["PATH"], "PGPASSWORD": MEMBER_PASSWORD})
+    slow.stdin.write("BEGIN;\nINSERT INTO errkb.fixes (uid, project, error_key, signature, headline, resolution, "
+                     "fix_key, sent_by) VALUES ('" + "a" * 32 + "', 'github.com/acme/shop', 'Error: slow <STR>', "
+                     "'Error: slow <STR>', 'Error: slow ''x''', '{\"resolvedBy\": \"success_after_error\", "
+                     "\"tool\": \"Bash\", \"command\": \"make slow\"}', 'k', 'slow-replica');\n")
+    slow.stdin.flush()
+    time.sleep(1)  # its transaction has its id now, and stays open
+    a.learn_fix("sa1")
+    a.run("sync")  # a later transaction commits first
+    b.run("sync")  # the receiver syncs while the slow one is open
+    # A's row is committed, but its transaction id is above the open one's:
+    # the cursor stops below the open transaction, and waits
+    slow_xid = int(pg.psql("SELECT min(backend_xid::text::bigint) FROM pg_stat_activity "
+                           "WHERE backend_xid IS NOT NULL", db=hub["db"]))
+    [(cursor,)] = b.rows("SELECT cursor FROM hub_state")
+    assert int(cursor) <= slow_xid
+    assert b.rows("SELECT count(*) FROM fixes WHERE origin = 'team'") == [(0,)]
+    slow.stdin.write("COMMIT;\n")
+    slow.stdin.close()
+    assert slow.wait(timeout=30) == 0
+    b.run("sync")
+    assert b.rows("SELECT count(*) FROM fixes WHERE origin = 'team'") == [(2,)]
+
+
+def test_hub_down_hooks_unaffected_and_the_backlog_drains_later(hub, tmp_path):
+    pg, a, b = hub["pg"], Replica(tmp_path, "a"), Replica(tmp_path, "b")
+    for r in (a, b):
+        r.run("hub", "join", hub["url"])
+    pg.stop()
+    try:
+        started = time.monotonic()
+        a.learn_fix("sa1")  # hooks never touch the network
+        assert time.monotonic() - started < 10
+        failed = a.run("sync", check=False)
+        assert failed.returncode != 0 and "cannot connect to postgresql://member@127.0.0.1:" in failed.stderr
+        assert "tried again later" in failed.stderr
+        [(failures, next_try)] = a.rows("SELECT failures, next_try FROM hub_state")
+        assert failures == 1 and next_try
+        # the background job waits for its turn
+        assert a.run("sync", "--if-due").stdout == ""
+        status = a.run("hub", "status", check=False)
+        assert status.returncode == 1 and "unreachable" in status.stdout and "waiting    1 fixes" in status.stdout
+        assert "FAIL hub" in a.run("doctor", check=False).stdout
+    finally:
+        pg.start()
+    assert "sent 1 fixes" in a.run("sync").stdout
+    b.run("sync")
+    assert "A teammate fixed the same error before" in b.fail("sb1")
+
+
+def test_hostile_rows_on_the_hub_are_redacted_and_bounded_on_receipt(hub, tmp_path):
+    pg, b = hub["pg"], Replica(tmp_path, "b")
+    b.run("hub", "join", hub["url"])
+    token = "ghp_" + "B" * 36
+    rows = [
+        ("b" * 32, f"Error: bad token {token}", {"command": f"curl -H 'Authorization: token {token}' x"}),
+        ("c" * 32, "Error: " + "x" * 1_000_000, {"command": "make"}),  # a megabyte headline
+        ("d" * 32, "Error: '); DROP TABLE fixes; --", {"command": "'); DROP TABLE error_kb; --"}),
+        ("e" * 32, "Error: huge", {"command": "y" * 100_000}),  # an oversized fix
+    ]
+    for uid, headline, fix in rows:
+        resolution = json.dumps({"resolvedBy": "success_after_error", "tool": "Bash", **fix}).replace("'", "''")
+        pg.psql("INSERT INTO errkb.fixes (uid, project, error_key, signature, headline, resolution, fix_key, sent_by) "
+                f"VALUES ('{uid}', 'github.com/acme/shop', '{headline[:200].replace(chr(39), chr(39) * 2)}', 'sig', "
+                f"'{headline.replace(chr(39), chr(39) * 2)}', '{resolution}', 'k', 'evil')", db=hub["db"])
+    pg.psql("INSERT INTO errkb.counts (uid, replica, learned) VALUES ('" + "b" * 32 + "', 'evil', 999999999999)",
+            db=hub["db"])
+    out = b.run("sync").stdout
+    assert "received 2 fixes" in out and "2 received rows refused" in out  # the megabyte and the oversized
+    stored = json.dumps(b.rows("SELECT error_headline, resolution FROM fixes"))
+    assert token not in stored and "ghp_" not in stored
+    assert max(len(h) for (h,) in b.rows("SELECT error_headline FROM fixes")) <= 500
+    assert b.rows("SELECT count(*) FROM fixes WHERE uid IN ('" + "c" * 32 + "', '" + "e" * 32 + "')") == [(0,)]
+    assert b.rows("SELECT count(*) FROM fixes WHERE uid = '" + "d" * 32 + "'") == [(1,)]  # stored as text
+    assert b.rows("SELECT max(learned) FROM fix_counts") == [(1_000_000,)]  # bounded
+
+
+def test_a_retraction_removes_a_fix_for_everyone(hub, tmp_path):
+    a, b = Replica(tmp_path, "a"), Replica(tmp_path, "b")
+    for r in (a, b):
+        r.run("hub", "join", hub["url"])
+    a.learn_fix("sa1")
+    a.run("sync")
+    b.run("sync")
+    [(fix_id,)] = b.rows("SELECT id FROM fixes WHERE origin = 'team'")
+    out = b.run("forget", str(fix_id)).stdout
+    assert "forgot fix" in out and "the team's hub has the retraction" in out
+    assert b.fail("sb1") is None or "pip install pyyaml" not in b.fail("sb2")
+    a.run("sync")
+    assert a.rows("SELECT count(*) FROM fixes") == [(0,)]
+    assert "pip install pyyaml" not in (a.fail("sa9") or "")
+    assert hub["pg"].psql("SELECT count(*) FROM errkb.fixes", db=hub["db"]) == "0"
+    a.learn_fix("sa10")  # learned again: still retracted for the team
+    a.run("sync")
+    assert hub["pg"].psql("SELECT count(*) FROM errkb.fixes", db=hub["db"]) == "0"
+
+
+def test_a_fix_that_fails_more_than_it_helps_is_no_longer_advised_here_or_by_the_team(hub, tmp_path):
+    a, b = Replica(tmp_path, "a"), Replica(tmp_path, "b")
+    for r in (a, b):
+        r.run("hub", "join", hub["url"])
+    a.learn_fix("sa1")
+    a.run("sync")
+    b.run("sync")
+    assert "pip install pyyaml" in b.fail("sb1")  # the team's fix, trusted so far
+    # on A, twice: advised, and the same error comes straight back
+    for session in ("sa2", "sa3"):
+        assert "pip install pyyaml" in a.fail(session)
+        a.fail(session)
+    learned, _, helped, failed = a.counts()
+    assert (learned, helped, failed) == (1, 0, 2)
+    assert "pip install pyyaml" not in (a.fail("sa4") or "")  # failed 2 > worked 1
+    a.run("sync")
+    b.run("sync")
+    assert b.counts()[3] == 2
+    assert "pip install pyyaml" not in (b.fail("sb2") or "")
+
+
+def test_a_hub_newer_than_this_errkb_gets_a_clear_message(hub, tmp_path):
+    a = Replica(tmp_path, "a")
+    a.run("hub", "join", hub["url"])
+    hub["pg"].psql("UPDATE errkb.meta SET value = '2' WHERE key = 'schema_version'", db=hub["db"])
+    failed = a.run("sync", check=False)
+    assert failed.returncode != 0
+    assert "has schema 2, newer than this errkb knows (1): update errkb on this machine" in failed.stderr
+    init = runner("hub", "init", hub["pg"].url(db=hub["db"]), env={"PGPASSWORD": SUPERUSER_PASSWORD})
+    assert init.returncode != 0 and "nothing was changed" in init.stderr
+
+
+def test_passwords_are_used_never_kept(hub, tmp_path):
+    a = Replica(tmp_path, "a")
+    url = hub["url"].replace("member@", f"member:{MEMBER_PASSWORD}@")
+    out = a.run("hub", "join", url, env={"PGPASSWORD": ""}).stdout
+    assert "the password in the URL was used for this command only" in out
+    assert f"127.0.0.1:{hub['pg'].port}:{hub['db']}:member:<password>" in out
+    config = (a.home / ".reflexion" / "config.json").read_text()
+    assert MEMBER_PASSWORD not in config and json.loads(config)["hub"]["url"] == hub["url"]
+    # without PGPASSWORD the next sync says where to put it
+    failed = a.run("sync", check=False, env={"PGPASSWORD": ""})
+    assert "errkb found no password" in failed.stderr and MEMBER_PASSWORD not in failed.stderr
+    # a password file, as libpq reads it
+    pgpass = a.home / ".pgpass"
+    pgpass.write_text(f"127.0.0.1:{hub['pg'].port}:*:member:{MEMBER_PASSWORD}\n")
+    pgpass.chmod(0o600)
+    assert a.run("sync", env={"PGPASSWORD": ""}).returncode == 0
+    logs = "".join(p.read_text() for p in a.home.rglob("*.log"))
+    assert MEMBER_PASSWORD not in logs
+
+
+def test_a_hub_that_accepts_and_never_answers_fails_in_seconds(tmp_path):
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(5)
+    port = silent.getsockname()[1]
+    a = Replica(tmp_path, "a")
+    started = time.monotonic()
+    proc = a.run("hub", "join", f"postgresql://member@127.0.0.1:{port}/team?connect_timeout=2", check=False)
+    silent.close()
+    assert proc.returncode != 0 and "did not answer within 2 s" in proc.stderr
+    assert time.monotonic() - started < 15
+
+
+@pytest.fixture(scope="module")
+def tls_pg():
+    server = Server(ssl=True)
+    server.psql("CREATE DATABASE team", db="postgres")
+    yield server
+    server.destroy()
+
+
+def test_tls_as_libpq_means_it(tls_pg, pg, tmp_path):
+    ca = tls_pg.root / "ca.crt"
+    a = Replica(tmp_path, "a")
+    env = {"PGPASSWORD": SUPERUSER_PASSWORD}
+    by_name = tls_pg.url(query=f"?sslmode=verify-full&sslrootcert={ca}").replace("127.0.0.1", "localhost")
+    ok = a.run("hub", "init", by_name, env=env, check=False)
+    assert ok.returncode == 0, ok.stderr
+    # the certificate names localhost: by its address, verify-full refuses, verify-ca (the chain only) accepts
+    by_address = tls_pg.url(query=f"?sslmode=verify-full&sslrootcert={ca}")
+    wrong_name = a.run("hub", "init", by_address, env=env, check=False)
+    assert wrong_name.returncode != 0 and "certificate" in wrong_name.stderr.lower(), wrong_name.stderr
+    assert a.run("hub", "init", by_address.replace("verify-full", "verify-ca"), env=env, check=False).returncode == 0
+    # a certificate of another authority fails verify-ca
+    other_ca = tmp_path / "other-ca.crt"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(tmp_path / "k"),
+                    "-out", str(other_ca), "-days", "2", "-subj", "/CN=someone else"], check=True, capture_output=True)
+    impostor = a.run("hub", "init", by_name.replace(str(ca), str(other_ca)), env=env, check=False)
+    assert impostor.returncode != 0 and "certificate" in impostor.stderr.lower()
+    # verify-full without the CA: refused before connecting, with what to do
+    no_ca = a.run("hub", "init", tls_pg.url(query="?sslmode=verify-full"), env=env, check=False)
+    assert no_ca.returncode != 0 and "~/.postgresql/root.crt" in no_ca.stderr
+    # require: encrypted (unverified without a root file)
+    assert a.run("hub", "init", tls_pg.url(query="?sslmode=require"), env=env, check=False).returncode == 0
+    # a server without TLS is an error when TLS is required, never a fallback
+    plain = a.run("hub", "init", pg.url(db="team", query="?sslmode=require"), env=env, check=False)
+    assert plain.returncode != 0 and "cannot connect" in plain.stderr
