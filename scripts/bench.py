@@ -746,6 +746,89 @@ statements on its own, and must get in between the import's batches.
 """
 
 
+# ---- the team hub -----------------------------------------------------------
+
+# 10,000 fixes learned on one replica the way the hooks learn them (kb_learn)
+LEARN_10K = """
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 9999)
+INSERT INTO kb_learn (ts, error_raw, resolution, project, session_id)
+SELECT '2026-01-01T00:00:00Z', 'Error: Cannot find module ''m' || i || '''',
+       json_object('resolvedBy', 'success_after_error', 'tool', 'Bash', 'command', 'npm install m' || i),
+       '~/work/shop', 's' || i
+FROM n;
+"""
+# 100,000 fixes of other replicas, with their counts, written on the hub directly
+HUB_100K = """
+INSERT INTO errkb.fixes (uid, project, error_key, signature, headline, resolution, fix_key, sent_by)
+SELECT md5('bench' || i), 'github.com/acme/shop', 'Error: module <STR> failed at step ' || i,
+       'Error: module <STR> failed at step ' || i, 'Error: module ''p' || i || ''' failed at step ' || i,
+       jsonb_build_object('resolvedBy', 'success_after_error', 'tool', 'Bash', 'command', 'make fix-' || i),
+       'k' || i, 'other'
+FROM generate_series(1, 100000) AS i;
+INSERT INTO errkb.counts (uid, replica, learned, sessions)
+SELECT md5('bench' || i), 'other', 1, 1 FROM generate_series(1, 100000) AS i;
+"""
+
+
+def hub_bench():
+    """errkb sync against a PostgreSQL server of the bench's own (started
+    as the tests start it): sending 10,000 fixes, receiving 100,000, an
+    empty round trip."""
+    from test_hub import MEMBER_PASSWORD, PG_BIN, SUPERUSER_PASSWORD, Server
+    errkb = str(DIST / "errkb")
+    server = Server()
+    homes = CACHE / "hub_homes"
+    shutil.rmtree(homes, ignore_errors=True)
+    try:
+        server.psql("CREATE DATABASE team", db="postgres")
+        init = sh(errkb, "hub", "init", server.url(), env={**os.environ, "PGPASSWORD": SUPERUSER_PASSWORD})
+        server.psql(init.split("run as the database's owner):\n\n", 1)[1].split("\nThen, on each laptop", 1)[0])
+        server.psql(f"CREATE ROLE member LOGIN PASSWORD '{MEMBER_PASSWORD}' IN ROLE errkb_member")
+        url = server.url(user="member")
+
+        def replica(name):
+            home = homes / name
+            project = home / "work" / "shop"
+            project.mkdir(parents=True)
+            sh("git", "init", "-q", str(project))
+            sh("git", "-C", str(project), "remote", "add", "origin", "git@github.com:acme/shop.git")
+            env = {**os.environ, "HOME": str(home), "PGPASSWORD": MEMBER_PASSWORD}
+            sh(errkb, "hub", "join", url, env=env)
+            return env, home / ".reflexion" / "data" / "reflexion.db"
+
+        def timed_sync(env):
+            start = time.perf_counter()
+            out = sh(errkb, "sync", env=env)
+            return (time.perf_counter() - start) * 1000, out.strip().replace("\n", "; ")
+
+        a_env, a_db = replica("a")
+        b_env, _ = replica("b")
+        sh("sqlite3", "-cmd", f".load {EXT.with_suffix('')}", str(a_db), input=LEARN_10K)
+        send_ms, send_out = timed_sync(a_env)
+        server.psql(HUB_100K)
+        receive_ms, receive_out = timed_sync(b_env)
+        empty = [timed_sync(b_env)[0] for _ in range(9)]
+        baseline = statistics.median(wall_ms(["sqlite3", ":memory:", "select 1"]) for _ in range(9))
+        version = sh(str(PG_BIN / "postgres"), "--version").split()[2]  # postgres (PostgreSQL) 15.x …
+    finally:
+        server.destroy()
+    return f"""## The team hub: errkb sync
+
+A PostgreSQL {version} server on 127.0.0.1 started by the bench (as the
+tests start it, `fsync=off`), two replicas (HOMEs) joined to it. Wall
+time of the whole `errkb sync` process.
+
+| what | ms | errkb said |
+|---|---:|---|
+| send 10,000 fixes and their counts (learned on A) | {send_ms:,.0f} | {send_out} |
+| receive them and 100,000 more fixes with their counts (on B) | {receive_ms:,.0f} | {receive_out} |
+| empty round trip (nothing to send or receive), median of 9 | {statistics.median(empty):.1f} | |
+| `sqlite3 :memory: 'select 1'` (baseline) | {baseline:.1f} | |
+
+Hooks never run any of this: their start-up is in the hooks section.
+"""
+
+
 # ---- report -----------------------------------------------------------------
 
 def write_section(name, body):
@@ -761,7 +844,8 @@ def write_section(name, body):
 
 def main():
     CACHE.mkdir(parents=True, exist_ok=True)
-    sections = {"embeddings": embeddings, "hooks": hooks, "learn": learn, "learn_beside_hooks": learn_beside_hooks}
+    sections = {"embeddings": embeddings, "hooks": hooks, "learn": learn, "learn_beside_hooks": learn_beside_hooks,
+                "hub": hub_bench}
     if sys.argv[1:] and sys.argv[1] in sections:
         body = sections[sys.argv[1]]()
         write_section(sys.argv[1], body)
@@ -837,7 +921,7 @@ Goal: p50 under 100 µs at every size.
     write_section("core", body)
     print(body)
     for name, section in (("embeddings", embeddings), ("hooks", hooks), ("learn", learn),
-                          ("learn_beside_hooks", learn_beside_hooks)):
+                          ("learn_beside_hooks", learn_beside_hooks), ("hub", hub_bench)):
         body = section()
         write_section(name, body)
         print(body)
