@@ -329,6 +329,20 @@ CREATE TABLE IF NOT EXISTS retracted_fixes (
   sent INTEGER NOT NULL DEFAULT 0
 );
 
+-- Version 15: the vector stage's first pass. Each vector of vec_error_kb
+-- as bits (the sign of each dimension), compared by Hamming distance,
+-- with the vector itself beside them (an auxiliary column, read only for
+-- the few rows the first pass keeps) for the exact distance. The
+-- embedding job fills it (from vec_error_kb, for vectors stored before or
+-- by hand) and keeps it in step; while it is empty the vector stage
+-- compares every vector exactly. Its width follows vec_error_kb's (the
+-- job makes both anew for a model of another width).
+CREATE VIRTUAL TABLE IF NOT EXISTS vec_error_kb_bits USING vec0(
+  error_kb_id INTEGER PRIMARY KEY,
+  embedding bit[384],
+  +vector BLOB
+);
+
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 14;
+PRAGMA user_version = 15;

@@ -51,5 +51,11 @@ SELECT error_kb_id, embedding FROM temp.embed_job_batch AS b
 WHERE embedding IS NOT NULL
   AND (SELECT model FROM vector_model) = embed_model() ->> '$.model'
   AND NOT EXISTS (SELECT 1 FROM vec_error_kb_rowids AS v WHERE v.rowid = b.error_kb_id);
+-- and as bits, for the vector stage's first pass (vector_bits.sql)
+INSERT INTO vec_error_kb_bits (error_kb_id, embedding, vector)
+SELECT error_kb_id, vec_quantize_binary(embedding), embedding FROM temp.embed_job_batch AS b
+WHERE embedding IS NOT NULL
+  AND (SELECT model FROM vector_model) = embed_model() ->> '$.model'
+  AND NOT EXISTS (SELECT 1 FROM vec_error_kb_bits_rowids AS v WHERE v.rowid = b.error_kb_id);
 
 SELECT count(embedding), count(*) - count(embedding), max(error_kb_id) FROM temp.embed_job_batch;

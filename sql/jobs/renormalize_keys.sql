@@ -55,6 +55,8 @@ DELETE FROM error_kb_signatures WHERE error_kb_id IN (SELECT id FROM temp.merged
 
 DELETE FROM vec_error_kb
 WHERE error_kb_id IN (SELECT id FROM temp.merged_away UNION SELECT id FROM temp.rekey WHERE key IS NOT old_key);
+DELETE FROM vec_error_kb_bits
+WHERE error_kb_id IN (SELECT id FROM temp.merged_away UNION SELECT id FROM temp.rekey WHERE key IS NOT old_key);
 DELETE FROM error_kb WHERE id IN (SELECT id FROM temp.merged_away);
 
 -- New keys in two steps: a row's new key may still be another row's old one.

@@ -5956,33 +5956,30 @@ void bitmap_fill(u8 *bitmap, i32 n) {
  */
 int min_idx(const f32 *distances, i32 n, u8 *candidates, i32 *out, i32 k,
             u8 *bTaken, i32 *k_used) {
+  // errkb: one pass keeping the k smallest in ascending order (insertion
+  // into a sorted array), instead of k passes over all n. Same result (the
+  // k smallest candidates, nearest first); a chunk's KNN cost no longer
+  // grows with k times the chunk size. See vendor/sqlite-vec/PATCHES.md.
   assert(k > 0);
   assert(k <= n);
-
-  bitmap_clear(bTaken, n);
-
-  for (int ik = 0; ik < k; ik++) {
-    int min_idx = 0;
-    while (min_idx < n &&
-           (bitmap_get(bTaken, min_idx) || !bitmap_get(candidates, min_idx))) {
-      min_idx++;
+  (void)bTaken;
+  int used = 0;
+  for (int i = 0; i < n; i++) {
+    if (!bitmap_get(candidates, i)) {
+      continue;
     }
-    if (min_idx >= n) {
-      *k_used = ik;
-      return SQLITE_OK;
+    f32 d = distances[i];
+    if (used == k && !(d < distances[out[k - 1]])) {
+      continue;
     }
-
-    for (int i = 0; i < n; i++) {
-      if (distances[i] <= distances[min_idx] && !bitmap_get(bTaken, i) &&
-          (bitmap_get(candidates, i))) {
-        min_idx = i;
-      }
+    int j = used < k ? used++ : k - 1;
+    while (j > 0 && distances[out[j - 1]] > d) {
+      out[j] = out[j - 1];
+      j--;
     }
-
-    out[ik] = min_idx;
-    bitmap_set(bTaken, min_idx, 1);
+    out[j] = i;
   }
-  *k_used = k;
+  *k_used = used;
   return SQLITE_OK;
 }
 

@@ -1,7 +1,8 @@
 //! `errkb embed`: the batch embedding job. First makes sure the vectors
 //! stored are the current model's (when the model changed, they are all
-//! dropped, the vector table takes the new width, and `vector_model` names
-//! the new model), then runs sql/jobs/embed_batch.sql until every error_kb
+//! dropped, the vector tables take the new width, and `vector_model` names
+//! the new model), gives every stored vector its bits
+//! (sql/jobs/index_vectors.sql), then runs sql/jobs/embed_batch.sql until every error_kb
 //! row without a vector has been tried once. Safe to stop at any point
 //! (each batch commits on its own) and to run while hooks write; a lock
 //! file keeps two jobs from running at once.
@@ -18,6 +19,7 @@ use rusqlite::{Connection, OptionalExtension};
 use crate::runtime::script::{self, Params};
 
 const EMBED_BATCH_SQL: &str = include_str!("../../../../sql/jobs/embed_batch.sql");
+const INDEX_VECTORS_SQL: &str = include_str!("../../../../sql/jobs/index_vectors.sql");
 /// Rows per batch: one model run each (the most embed_batch takes).
 const BATCH: usize = errkb::embedding::embed::MAX_BATCH;
 
@@ -54,16 +56,26 @@ fn adopt_current_model(conn: &Connection) -> Result<Option<Option<String>>> {
     let declared: String = conn.query_row("SELECT sql FROM sqlite_schema WHERE name = 'vec_error_kb'", [], |r| {
         r.get(0)
     })?;
+    // bit vectors are whole bytes (every model errkb knows: 384, 768, 1024 …)
+    anyhow::ensure!(
+        current.dimensions > 0 && current.dimensions % 8 == 0,
+        "the model's vectors have {} dimensions; errkb needs a multiple of 8",
+        current.dimensions
+    );
     let width = format!("float[{}]", current.dimensions);
+    let bits = format!("bit[{}]", current.dimensions);
     conn.execute_batch("BEGIN IMMEDIATE")?;
     let changed = (|| -> Result<()> {
         if declared.contains(&width) {
-            conn.execute("DELETE FROM vec_error_kb", [])?;
+            conn.execute_batch("DELETE FROM vec_error_kb; DELETE FROM vec_error_kb_bits;")?;
         } else {
             // the width is a number from the model, not text from outside
             conn.execute_batch(&format!(
                 "DROP TABLE vec_error_kb; \
-                 CREATE VIRTUAL TABLE vec_error_kb USING vec0(error_kb_id INTEGER PRIMARY KEY, embedding {width});"
+                 CREATE VIRTUAL TABLE vec_error_kb USING vec0(error_kb_id INTEGER PRIMARY KEY, embedding {width}); \
+                 DROP TABLE IF EXISTS vec_error_kb_bits; \
+                 CREATE VIRTUAL TABLE vec_error_kb_bits USING vec0(error_kb_id INTEGER PRIMARY KEY, \
+                   embedding {bits}, +vector BLOB);"
             ))?;
         }
         conn.execute(
@@ -110,6 +122,8 @@ pub fn run(conn: &Connection, db: &Path) -> Result<Outcome> {
         }
         Err(e) => return Err(e),
     };
+    // vectors stored before the bits existed, or by hand, get theirs
+    conn.execute_batch(INDEX_VECTORS_SQL)?;
     let todo = count_todo(conn)?;
     if todo == 0 {
         return Ok(Outcome::Ran(Summary {
