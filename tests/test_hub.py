@@ -178,6 +178,17 @@ class Replica:
                          f"JOIN fixes f ON f.id = c.fix_id WHERE f.resolution LIKE '{fix_key_like}'")[0]
 
 
+def a_fix_shared(hub, tmp_path):
+    """Two laptops joined to the hub; A learned a fix and both synced."""
+    a, b = Replica(tmp_path, "a"), Replica(tmp_path, "b")
+    for r in (a, b):
+        r.run("hub", "join", hub["url"])
+    a.learn_fix("sa1")
+    a.run("sync")
+    b.run("sync")
+    return a, b
+
+
 def test_a_fix_learned_on_one_laptop_is_advised_on_another_as_the_teams(hub, tmp_path):
     a, b = Replica(tmp_path, "a"), Replica(tmp_path, "b", remote="https://github.com/acme/shop")
     for r in (a, b):
@@ -382,12 +393,7 @@ def test_hostile_rows_on_the_hub_are_redacted_and_bounded_on_receipt(hub, tmp_pa
 
 
 def test_a_retraction_removes_a_fix_for_everyone(hub, tmp_path):
-    a, b = Replica(tmp_path, "a"), Replica(tmp_path, "b")
-    for r in (a, b):
-        r.run("hub", "join", hub["url"])
-    a.learn_fix("sa1")
-    a.run("sync")
-    b.run("sync")
+    a, b = a_fix_shared(hub, tmp_path)
     [(fix_id,)] = b.rows("SELECT id FROM fixes WHERE origin = 'team'")
     out = b.run("forget", str(fix_id)).stdout
     assert "forgot fix" in out and "the team's hub has the retraction" in out
@@ -402,12 +408,7 @@ def test_a_retraction_removes_a_fix_for_everyone(hub, tmp_path):
 
 
 def test_a_fix_that_fails_more_than_it_helps_is_no_longer_advised_here_or_by_the_team(hub, tmp_path):
-    a, b = Replica(tmp_path, "a"), Replica(tmp_path, "b")
-    for r in (a, b):
-        r.run("hub", "join", hub["url"])
-    a.learn_fix("sa1")
-    a.run("sync")
-    b.run("sync")
+    a, b = a_fix_shared(hub, tmp_path)
     assert "pip install pyyaml" in b.fail("sb1")  # the team's fix, trusted so far
     # on A, twice: advised, and the same error comes straight back
     for session in ("sa2", "sa3"):
