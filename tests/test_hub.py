@@ -423,6 +423,39 @@ def test_a_fix_that_fails_more_than_it_helps_is_no_longer_advised_here_or_by_the
     assert "pip install pyyaml" not in (b.fail("sb2") or "")
 
 
+def test_only_the_projects_the_config_shares_reach_the_hub(hub, tmp_path):
+    a, c = Replica(tmp_path, "a"), Replica(tmp_path, "c", remote=None)  # c's folder has no remote
+    for r in (a, c):
+        r.run("hub", "join", hub["url"])
+    config = a.home / ".reflexion" / "config.json"
+    settings = json.loads(config.read_text())
+    settings["hub"]["exclude"] = ["git@github.com:acme/shop.git"]
+    config.write_text(json.dumps(settings))
+    a.learn_fix("sa1")
+    c.learn_fix("sc1")
+    for r in (a, c):
+        assert "sent 0 fixes" in r.run("sync").stdout
+    assert hub["pg"].psql("SELECT count(*) FROM errkb.fixes", db=hub["db"]) == "0"
+    del settings["hub"]["exclude"]
+    settings["hub"]["projects"] = ["github.com/acme/shop"]
+    config.write_text(json.dumps(settings))
+    assert "sent 1 fixes" in a.run("sync").stdout
+    assert "sent 0 fixes" in c.run("sync").stdout
+    assert hub["pg"].psql("SELECT count(*) FROM errkb.fixes", db=hub["db"]) == "1"
+
+
+def test_init_again_changes_nothing_status_and_leave(hub, tmp_path):
+    again = runner("hub", "init", hub["pg"].url(db=hub["db"]), env={"PGPASSWORD": SUPERUSER_PASSWORD}, check=True)
+    assert "is at schema 1 (was 1)" in again.stdout
+    a, b = a_fix_shared(hub, tmp_path)
+    status = a.run("hub", "status").stdout
+    assert "(reachable, schema 1)" in status and "last sync  20" in status and "waiting    0 fixes" in status
+    assert "left postgresql://member@127.0.0.1:" in b.run("hub", "leave").stdout
+    assert "not joined to a hub" in b.run("sync", check=False).stderr
+    assert b.run("sync", "--if-due").returncode == 0  # the background job: nothing to do
+    assert "pip install pyyaml" in b.fail("sb1")  # what was received stays
+
+
 def test_a_hub_newer_than_this_errkb_gets_a_clear_message(hub, tmp_path):
     a = Replica(tmp_path, "a")
     a.run("hub", "join", hub["url"])
