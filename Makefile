@@ -33,6 +33,7 @@ loadable: $(DEPS_STAMP)
 	@mkdir -p $(DIST)
 	cp target/release/liberrkb.$(SOEXT) $(EXT)
 	cp target/release/errkb $(RUNNER)
+	cp target/release/errkb-hub $(DIST)/errkb-hub
 
 $(PY): requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)

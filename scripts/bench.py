@@ -590,45 +590,27 @@ Peak RSS from 5 more runs of each under GNU `time` (the floor: {floor_mb:.1f} MB
 |---|---:|---:|---:|---:|
 {chr(10).join(rows)}
 
-Goals: text-only hooks at most 1.5× the floor (the JavaScript system: about
-100 ms each, 2.1 s when its search misses); the vector-stage failure hook
-within the embedding cold-start goal (150 ms). Instructions per run
-(callgrind, this version, on a copy of this knowledge base): the floor
-2.2 million; PreToolUse 2.9, SubagentStart 2.5, PostToolUse with nothing
-to learn 2.0 (a 40 KB Read 2.4), the failure hook with an exact hit 2.6,
-PostToolUse that learns a fix 3.0, SessionEnd 0.9 (the embedding job it
-starts is a process of its own). About half of a hook's instructions are
-SQLite compiling: the file's schema when it opens, then each statement of
-the script. Instructions are less than half of a hook's time, though: the
-rest is the kernel's: starting the process, mapping its files, and the
-page fault at the first touch of every page of memory, about 2.5 µs a
-page on this machine (an empty C program touching 400 pages took 1.0 ms
-more of CPU than one touching none). Under `perf stat` (medians of 40),
-the floor took 2.6 ms of CPU and 149 page faults, the failure hook with
-advice 3.7 ms and 215 (SQLite's page cache and the statements it
-compiles are most of its 300 KB of heap), PreToolUse 3.2 ms and 226.
-The hooks that store a call also write pages into the write-ahead log (a
-success three: the table's, `sqlite_sequence`'s and one index page; an
-error five; the advice given about five more, a fix learned about a
-dozen), which every later process
-reads when it opens the file and a checkpoint writes again with its
-fsyncs: the writing hook that finds the log past 64 pages checkpoints it
-before it writes (the p90 of the writing hooks). The two that do the most
-are a failure that gets advice (the search, the count and the note of the
-advice, the answer; the event commits first, on its own) and a success
-that resolves an error (`kb_resolves`, and `kb_learn`, whose statements
-the connection compiles when it first learns).
-Ratios to the floor move by about ±0.1 from one run to another on this
-machine, more for the writing hooks. The state of the programs' files
-in the page cache matters too: a process started from an executable
-written moments before, as the build leaves `dist/errkb`, ran the failure
-hook about 0.3 ms faster than from the same bytes read back from disk,
-which is how an installed program is found, the floor's included; hence
-the reading back above. To compare two versions, interleave copies of
-both made at the same time: the runner before and after it stopped
-mapping libm and libgcc_s (fac650e) took 5.75 and 5.41 ms for the failure
-hook with advice (1.39× and 1.31× a 4.13 ms floor; 200 rounds, each
-build's runs rotated over the same copies of the knowledge base).
+Budget: a text-only hook at most 2× the floor at p50, and under 10 ms
+(the JavaScript system: about 100 ms each, 2.1 s when its search
+misses); the vector-stage failure hook within the embedding cold-start
+goal (150 ms). Where a hook's time goes (callgrind, the failure hook with
+an exact hit, on a copy of this knowledge base): about 5 million
+instructions, over half of them SQLite compiling the script's statements
+(the learning and advice rules), a sixth reading the file's schema when
+it opens, an eighth the dynamic loader relocating the position-independent
+runner; the floor is 2.2 million. Instructions are less than half of a
+hook's time: the rest is the kernel's (starting the process, mapping its
+files, a page fault at the first touch of each page, about 2.5 µs a page
+here). The hooks that store a call also write pages into the write-ahead
+log, which every later process reads when it opens the file and a
+checkpoint writes again with its fsyncs: the writing hook that finds the
+log past 64 pages checkpoints it before it writes (the p90 of the writing
+hooks). `errkb`, the program every hook runs, holds none of the team
+hub's code (`errkb-hub` does): linked in, it cost every process 24 page
+faults and about 0.07 ms. Ratios to the floor move by about ±0.1 from
+one run to another on this machine, more for the writing hooks; a
+program's files read back from disk start about 0.3 ms slower than ones
+written moments before, hence the reading back above.
 
 ### 8 sessions at once
 

@@ -60,7 +60,7 @@ def plugin(dist):
     (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest, indent=2) + "\n")
     hooks = subprocess.run([str(dist / "errkb"), "plugin-hooks"], capture_output=True, text=True, check=True).stdout
     (root / "hooks" / "hooks.json").write_text(hooks)
-    binaries = [dist / "errkb", *sorted(dist.glob("errkb.so")), *sorted(dist.glob("errkb.dylib")),
+    binaries = [dist / "errkb", dist / "errkb-hub", *sorted(dist.glob("errkb.so")), *sorted(dist.glob("errkb.dylib")),
                 *sorted(dist.glob("libonnxruntime*"))]
     for f in binaries:
         shutil.copy2(f, root / "bin" / f.name)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import RUNNER, connection, runner, sqlite
+from conftest import DIST, RUNNER, connection, runner, sqlite
 
 NOBODY = 65534
 PG_BIN = next((Path(p) for p in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
@@ -534,3 +534,20 @@ def test_tls_as_libpq_means_it(tls_pg, pg, tmp_path):
     # a server without TLS is an error when TLS is required, never a fallback
     plain = a.run("hub", "init", pg.url(db="team", query="?sslmode=require"), env=env, check=False)
     assert plain.returncode != 0 and "cannot connect" in plain.stderr
+
+
+def test_the_hooks_program_has_none_of_the_hubs_code(tmp_path):
+    """errkb (every hook's program) starts errkb-hub, beside it, for the
+    hub's commands; the PostgreSQL client and its runtime are in errkb-hub
+    alone, so a hook's start-up is what it is without a hub."""
+    assert b"tokio-postgres" not in RUNNER.read_bytes()
+    assert b"tokio-postgres" in (DIST / "errkb-hub").read_bytes()
+    alone = tmp_path / "bin"
+    alone.mkdir()
+    shutil.copy2(RUNNER, alone / "errkb")
+    env = {**os.environ, "HOME": str(tmp_path)}
+    missing = subprocess.run([str(alone / "errkb"), "sync"], capture_output=True, text=True, env=env)
+    assert missing.returncode == 2 and "errkb-hub is missing" in missing.stderr
+    # without a hub joined, the end-of-session job needs no errkb-hub
+    quiet = subprocess.run([str(alone / "errkb"), "after-session"], capture_output=True, text=True, env=env)
+    assert "errkb-hub" not in quiet.stderr

@@ -95,10 +95,13 @@ pub enum Command {
         #[command(subcommand)]
         action: ModelAction,
     },
-    /// Share fixes with a team through a PostgreSQL hub
+    /// Share fixes with a team through a PostgreSQL hub: init, join, leave,
+    /// status (errkb hub --help)
+    #[command(disable_help_flag = true)]
     Hub {
-        #[command(subcommand)]
-        action: HubAction,
+        /// What errkb-hub, the program beside this one, is to do
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
     },
     /// Send this machine's new fixes and counts to the hub, then receive
     /// the team's
@@ -123,24 +126,6 @@ pub enum Command {
         #[arg(long = "param", value_name = "NAME=VALUE", value_parser = script::parse_param)]
         params: Vec<(String, String)>,
     },
-}
-
-#[derive(Subcommand)]
-pub enum HubAction {
-    /// Create or upgrade the hub's schema in a PostgreSQL database (as its
-    /// owner), and print the grants for the team's members
-    Init {
-        /// postgresql://USER@HOST:PORT/DBNAME?sslmode=verify-full (a password
-        /// here is used once, never stored: use ~/.pgpass or PGPASSWORD)
-        url: String,
-    },
-    /// Share through this hub from now on (recorded in config.json, without
-    /// a password), and sync once
-    Join { url: String },
-    /// Stop sharing (what was received stays)
-    Leave,
-    /// Whether the hub is reachable, the last sync, what waits to be sent
-    Status,
 }
 
 #[derive(Subcommand)]

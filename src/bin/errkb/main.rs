@@ -8,7 +8,6 @@
 
 mod cli;
 mod commands;
-mod hub;
 mod runtime;
 
 use std::io::Write;
@@ -17,10 +16,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Parser;
 
-use cli::{Cli, Command, HubAction};
-use commands::{
-    catalog, doctor, embed, hook, hub as hub_commands, install, learn, migrate, model, record, run, search,
-};
+use cli::{Cli, Command};
+use commands::{catalog, doctor, embed, hook, hub, install, learn, migrate, model, record, run, search};
 use runtime::{db, paths};
 
 fn main() -> ExitCode {
@@ -85,20 +82,19 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
         }
         Command::Model { action } => model::command(action, out),
         Command::Run { file, params } => run::command(&paths::database(cli.db)?, &file, params, out),
-        Command::Hub { action } => match action {
-            HubAction::Init { url } => hub_commands::init(&url, out),
-            HubAction::Join { url } => hub_commands::join(&paths::database(cli.db)?, &url, out),
-            HubAction::Leave => hub_commands::leave(out),
-            HubAction::Status => hub_commands::status(&paths::database(cli.db)?, out),
-        },
-        Command::Sync { if_due } => hub_commands::run_sync(&paths::database(cli.db)?, if_due, out),
-        Command::Forget { fix } => hub_commands::forget(&paths::database(cli.db)?, &fix, out),
+        // the team hub is errkb-hub's (see commands/hub.rs)
+        Command::Hub { args } => hub::run(cli.db, args),
+        Command::Sync { if_due } => hub::run(
+            cli.db,
+            ["sync"].into_iter().chain(if_due.then_some("--if-due")).map(Into::into),
+        ),
+        Command::Forget { fix } => hub::run(cli.db, ["forget".into(), fix.into()]),
         Command::AfterSession => {
-            let db_path = paths::database(cli.db)?;
             // a hub that fails is recorded and tried later; the embedding runs anyway
-            if let Err(e) = hub_commands::run_sync(&db_path, true, out) {
+            if let Err(e) = hub::sync_in_background(cli.db.clone()) {
                 eprintln!("errkb: {e:#}");
             }
+            let db_path = paths::database(cli.db)?;
             embed::command(&db_path, out)
         }
     }

@@ -678,30 +678,42 @@ fn check_hub(r: &mut Report, db_path: &Path) -> Result<()> {
     let Some(url) = errkb::config::read().and_then(|c| c.get("hub")?.get("url")?.as_str().map(str::to_owned)) else {
         return Ok(());
     };
+    // (hub_state: errkb-hub writes it at each sync)
     let state = rusqlite::Connection::open_with_flags(db_path, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .ok()
-        .and_then(|conn| crate::hub::sync::State::load(&conn).ok().flatten());
+        .and_then(|conn| {
+            conn.query_row(
+                "SELECT last_sync, last_error, failures, next_try FROM hub_state",
+                [],
+                |row| {
+                    Ok((
+                        row.get::<_, Option<String>>(0)?,
+                        row.get::<_, Option<String>>(1)?,
+                        row.get::<_, i64>(2)?,
+                        row.get::<_, Option<String>>(3)?,
+                    ))
+                },
+            )
+            .ok()
+        });
+    let never = || "never".to_owned();
     match state {
         None => r.fail(
             "hub",
             format!("{url}: joined, never synced"),
             "errkb sync (errkb hub status says whether the hub can be reached)",
         ),
-        Some(state) if state.failures > 0 => r.fail(
+        Some((last_sync, last_error, failures, next_try)) if failures > 0 => r.fail(
             "hub",
             format!(
-                "{url}: the last {} syncs failed ({}); last success {}, next try {}",
-                state.failures,
-                state.last_error.as_deref().unwrap_or("?"),
-                state.last_sync.as_deref().unwrap_or("never"),
-                state.next_try.as_deref().unwrap_or("now")
+                "{url}: the last {failures} syncs failed ({}); last success {}, next try {}",
+                last_error.unwrap_or_else(|| "?".into()),
+                last_sync.unwrap_or_else(never),
+                next_try.unwrap_or_else(|| "now".into())
             ),
             "errkb hub status, then errkb sync once the hub is back (nothing waiting is lost)",
         ),
-        Some(state) => r.ok(
-            "hub",
-            format!("{url}: last sync {}", state.last_sync.as_deref().unwrap_or("never")),
-        ),
+        Some((last_sync, ..)) => r.ok("hub", format!("{url}: last sync {}", last_sync.unwrap_or_else(never))),
     }
 }
 

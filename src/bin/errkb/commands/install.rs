@@ -220,10 +220,14 @@ fn diff(old: &str, new: &str, name: &str) -> String {
 /// The files install puts in place: (source, destination, is a user-editable script).
 fn files(extension: &Path) -> Result<Vec<(FileSource, PathBuf)>> {
     let root = paths::data_root()?;
+    let runner = std::env::current_exe()?;
+    // errkb-hub, the team hub's program, beside the runner (the runner starts it from there)
+    let hub_program = format!("errkb-hub{}", std::env::consts::EXE_SUFFIX);
     let mut out = vec![
+        (FileSource::Path(runner.clone()), root.join("bin").join("errkb")),
         (
-            FileSource::Path(std::env::current_exe()?),
-            root.join("bin").join("errkb"),
+            FileSource::Path(runner.with_file_name(&hub_program)),
+            root.join("bin").join(&hub_program),
         ),
         (
             FileSource::Path(extension.to_owned()),

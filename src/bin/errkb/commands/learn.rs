@@ -789,7 +789,8 @@ pub fn command(db_path: &Path, paths: Vec<PathBuf>, out: &mut impl std::io::Writ
     write!(out, "{summary}")?;
     // what was learned goes to the team's hub, when one is joined (a hub
     // that cannot be reached is tried again later; the import stands)
-    if let Err(e) = crate::commands::hub::run_sync(db_path, true, out) {
+    out.flush()?;
+    if let Err(e) = crate::commands::hub::sync_in_background(Some(db_path.to_path_buf())) {
         writeln!(out, "{e:#}")?;
     }
     if summary.fixes_learned > 0 {

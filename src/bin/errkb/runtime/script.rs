@@ -39,11 +39,6 @@ impl Params {
             .get(sql_name.trim_start_matches([':', '@', '$']))
             .map(String::as_str)
     }
-
-    /// The bytes of all the values together.
-    pub fn total_len(&self) -> usize {
-        self.0.values().map(String::len).sum()
-    }
 }
 
 /// Run every statement of `sql` in order, writing the rows of those that

@@ -566,7 +566,19 @@ fn apply(conn: &Connection, rows: Vec<Incoming>, selection: &Selection, report: 
                 let resolution = p.get("resolution").unwrap_or_default();
                 let project = p.get("project").unwrap_or_default();
                 let well_formed = uid.len() == 32 && uid.bytes().all(|b| b.is_ascii_hexdigit());
-                if !well_formed || resolution.len() > MAX_RESOLUTION_BYTES || p.total_len() > 2 * MAX_RESOLUTION_BYTES {
+                let total: usize = [
+                    "uid",
+                    "project",
+                    "error_key",
+                    "signature",
+                    "headline",
+                    "resolution",
+                    "ts",
+                ]
+                .iter()
+                .map(|k| p.get(k).map_or(0, str::len))
+                .sum();
+                if !well_formed || resolution.len() > MAX_RESOLUTION_BYTES || total > 2 * MAX_RESOLUTION_BYTES {
                     report.refused += 1;
                 } else if !selection.shares(project, None) {
                     report.not_shared += 1;

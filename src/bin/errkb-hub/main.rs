@@ -1,0 +1,93 @@
+//! `errkb-hub`: errkb's team hub. `errkb hub …`, `errkb sync` and
+//! `errkb forget` run it (it sits beside `errkb`), as do the detached
+//! end-of-session job and `errkb learn` when a hub is joined.
+//!
+//! A program of its own so that the hooks' program has no network or
+//! PostgreSQL client code in it: a hook's start-up is what it is without a
+//! hub (`make bench` compares). It shares `errkb`'s runtime (opening the
+//! database, running the scripts, the config file) as source.
+
+#[allow(dead_code)] // the hooks' parts of the runtime, unused here
+#[path = "../errkb/runtime/mod.rs"]
+mod runtime;
+
+mod commands;
+mod config_file;
+mod hub;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+use runtime::paths;
+
+#[derive(Parser)]
+#[command(
+    name = "errkb hub",
+    version,
+    about = "Share fixes with a team through a PostgreSQL hub"
+)]
+struct Cli {
+    /// Database file [default: ~/.reflexion/data/reflexion.db]
+    #[arg(long, global = true, env = "ERRKB_DB")]
+    db: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Create or upgrade the hub's schema in a PostgreSQL database (as its
+    /// owner), and print the grants for the team's members
+    Init {
+        /// postgresql://USER@HOST:PORT/DBNAME?sslmode=verify-full (a password
+        /// here is used once, never stored: use ~/.pgpass or PGPASSWORD)
+        url: String,
+    },
+    /// Share through this hub from now on (recorded in config.json, without
+    /// a password), and sync once
+    Join { url: String },
+    /// Stop sharing (what was received stays)
+    Leave,
+    /// Whether the hub is reachable, the last sync, what waits to be sent
+    Status,
+    /// Send this machine's new fixes and counts to the hub, then receive
+    /// the team's (`errkb sync`)
+    Sync {
+        /// Only when a hub is joined and no recent failure asks to wait
+        /// (the background runs)
+        #[arg(long, hide = true)]
+        if_due: bool,
+    },
+    /// Retract a fix here and, at the next sync, for the whole team
+    /// (`errkb forget`)
+    Forget {
+        /// The fix: its id (errkb search --json shows it) or its uid
+        fix: String,
+    },
+}
+
+fn main() -> ExitCode {
+    runtime::private::restrict_process();
+    match dispatch(Cli::parse()) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("errkb: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<ExitCode> {
+    let out = &mut std::io::stdout().lock();
+    match cli.command {
+        Command::Init { url } => commands::init(&url, out),
+        Command::Join { url } => commands::join(&paths::database(cli.db)?, &url, out),
+        Command::Leave => commands::leave(out),
+        Command::Status => commands::status(&paths::database(cli.db)?, out),
+        Command::Sync { if_due } => commands::run_sync(&paths::database(cli.db)?, if_due, out),
+        Command::Forget { fix } => commands::forget(&paths::database(cli.db)?, &fix, out),
+    }
+}
