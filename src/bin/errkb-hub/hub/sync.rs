@@ -34,6 +34,17 @@ const RECEIVE_FIX_SQL: &str = include_str!("../../../../sql/hub/receive_fix.sql"
 const RECEIVE_COUNTS_SQL: &str = include_str!("../../../../sql/hub/receive_counts.sql");
 pub const FORGET_SQL: &str = include_str!("../../../../sql/hub/forget.sql");
 
+/// A received fix's fields, in the order the receiving query selects them
+/// (sql/hub/receive_fix.sql's parameters).
+const RECEIVED_FIX_FIELDS: [&str; 7] = [
+    "uid",
+    "project",
+    "error_key",
+    "signature",
+    "headline",
+    "resolution",
+    "ts",
+];
 /// Rows per statement sent to the hub.
 const SEND_CHUNK: usize = 5_000;
 /// Texts larger than this, received from the hub, are refused: nothing
@@ -494,18 +505,7 @@ fn receive(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selectio
             .described()?
         {
             let mut p = Params::default();
-            for (i, name) in [
-                "uid",
-                "project",
-                "error_key",
-                "signature",
-                "headline",
-                "resolution",
-                "ts",
-            ]
-            .iter()
-            .enumerate()
-            {
+            for (i, name) in RECEIVED_FIX_FIELDS.iter().enumerate() {
                 p.set(name, row.get::<_, String>(i));
             }
             rows.push(Incoming::Fix(p));
@@ -566,18 +566,7 @@ fn apply(conn: &Connection, rows: Vec<Incoming>, selection: &Selection, report: 
                 let resolution = p.get("resolution").unwrap_or_default();
                 let project = p.get("project").unwrap_or_default();
                 let well_formed = uid.len() == 32 && uid.bytes().all(|b| b.is_ascii_hexdigit());
-                let total: usize = [
-                    "uid",
-                    "project",
-                    "error_key",
-                    "signature",
-                    "headline",
-                    "resolution",
-                    "ts",
-                ]
-                .iter()
-                .map(|k| p.get(k).map_or(0, str::len))
-                .sum();
+                let total: usize = RECEIVED_FIX_FIELDS.iter().map(|k| p.get(k).map_or(0, str::len)).sum();
                 if !well_formed || resolution.len() > MAX_RESOLUTION_BYTES || total > 2 * MAX_RESOLUTION_BYTES {
                     report.refused += 1;
                 } else if !selection.shares(project, None) {
