@@ -1,5 +1,6 @@
-// Reference implementation of normalize_error, written from the SPEC §3
-// rules in the language they are defined in. The oracle for
+// Reference implementation of normalize_error: the key's rules (README's
+// SQL API table, docs/DESIGN.md "The key") as JavaScript regexes, the
+// language the original system wrote them in. The oracle for
 // tests/test_normalize_conformance.py and the baseline for `make bench`.
 //
 //   node normalize.mjs INPUT.json           → JSON array of results on stdout
