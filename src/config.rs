@@ -36,6 +36,12 @@ pub fn hooks_enabled() -> bool {
         .unwrap_or(true)
 }
 
+/// `"hub": {"url": …}`: the team hub this machine joined (errkb hub join),
+/// its URL without a password; None when none is joined.
+pub fn hub_url() -> Option<String> {
+    read()?.get("hub")?.get("url")?.as_str().map(str::to_owned)
+}
+
 /// `"model": "<dir>"`: the embedding model's directory, when configured.
 pub fn model_dir() -> Option<PathBuf> {
     read()?.get("model")?.as_str().map(PathBuf::from)

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, RUNNER, connection, runner, sqlite
+from conftest import ROOT, RUNNER, connection, insert_kb, runner, sqlite
 from snapshot import ADVICE_HEAD, snapshot
 
 
@@ -309,6 +309,20 @@ def test_a_fix_is_told_once_per_session_and_agent(home):
     assert context(sub, "PostToolUseFailure").startswith(ADVICE_HEAD)
     other = hook(home, "PostToolUseFailure", json.dumps({**failure, "session_id": "s3"}))
     assert context(other, "PostToolUseFailure").startswith(ADVICE_HEAD)
+
+
+def test_a_row_an_older_writer_filled_is_told_once_per_session_too(home):
+    """A row with a resolution but no `fixes` row (the original system, an
+    old version): it has no fix uid, and is still told only once."""
+    runner("init", env={"HOME": str(home)}, check=True)
+    key = "Error: Cannot find module <PATH>"
+    insert_kb(home / ".reflexion" / "data" / "reflexion.db",
+              [{"error_normalized": key, "error_raw": key, "resolution": '{"tool": "Bash", "command": "npm ci"}'}])
+    failure = payload("s1", "Bash", {"command": "node a.js"}, "Error: Cannot find module /work/app/a.js",
+                      "PostToolUseFailure")
+    assert "npm ci" in context(hook(home, "PostToolUseFailure", failure), "PostToolUseFailure")
+    assert hook(home, "PostToolUseFailure", failure).stdout == ""
+    assert db_rows(home, "SELECT use_count FROM error_kb") == [(1,)]
 
 
 def test_an_interrupt_is_neither_learned_nor_advised(home):

@@ -113,7 +113,7 @@ WHERE p.kind = 'error' AND :event_ts IS NULL
     SELECT 1 FROM main.events AS e, json_each(e.data, '$.fixes') AS told
     WHERE e.session_id = p.session_id AND e.type = 'advice'
       AND coalesce(e.data ->> '$.agentId', '') = coalesce(p.agent_id, '')
-      AND told.value = h.fix_uid);
+      AND told.value = coalesce(h.fix_uid, 'kb:' || h.id));
 
 -- Nothing found (a new error, an interrupt, an import): the runner stops
 -- here (a gate: see runtime/script.rs); what follows does nothing without
@@ -133,7 +133,8 @@ ON CONFLICT (fix_id, replica) DO UPDATE SET advised = advised + 1;
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,
        json_object('tool', p.tool, 'kind', 'failure', 'key', 'fix:' || coalesce(h.fix_uid, h.id),
-                   'fixes', json_array(h.fix_uid), 'agentId', p.agent_id, 'toolUseId', p.tool_use_id,
+                   -- (a row only an older writer filled has no fix uid: its own id names it)
+                   'fixes', json_array(coalesce(h.fix_uid, 'kb:' || h.id)), 'agentId', p.agent_id, 'toolUseId', p.tool_use_id,
                    'errorKbId', h.id, 'fixId', h.fix_id, 'stage', h.stage, 'distance', h.distance)
 FROM temp.hit AS h, temp.payload AS p;
 RELEASE advise;

@@ -10,12 +10,11 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use crate::config_file;
 use crate::hub::client::{Described, Hub};
 use crate::hub::conninfo::Conninfo;
 use crate::hub::project::Selection;
 use crate::hub::sync::{self, State, HUB_GRANTS_SQL, HUB_SCHEMA_SQL, HUB_SCHEMA_VERSION};
-use crate::runtime::db;
+use crate::runtime::{config_file, db};
 
 /// The hub config.json names (`"hub": {"url", "projects", "exclude"}`), if any.
 fn joined() -> Result<Option<(Conninfo, Selection)>> {

@@ -12,7 +12,6 @@
 mod runtime;
 
 mod commands;
-mod config_file;
 mod hub;
 
 use std::path::PathBuf;

@@ -91,7 +91,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Forget { fix } => hub::run(cli.db, ["forget".into(), fix.into()]),
         Command::AfterSession => {
             // a hub that fails is recorded and tried later; the embedding runs anyway
-            if let Err(e) = hub::sync_in_background(cli.db.clone()) {
+            if let Err(e) = hub::sync_if_joined(cli.db.clone()) {
                 eprintln!("errkb: {e:#}");
             }
             let db_path = paths::database(cli.db)?;

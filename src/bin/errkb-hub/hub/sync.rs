@@ -19,7 +19,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::client::{Described, Hub};
 use super::project::{Remotes, Selection};
@@ -617,13 +617,9 @@ pub fn forget(conn: &Connection, fix: &str) -> Result<String> {
     let mut p = Params::default();
     p.set("uid", uid.clone());
     p.set("sent", "0");
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    match script::run(conn, FORGET_SQL, &p, &mut std::io::sink()) {
-        Ok(()) => conn.execute_batch("COMMIT")?,
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            return Err(e);
-        }
-    }
+    // (a transaction rolls back when dropped uncommitted)
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    script::run(&tx, FORGET_SQL, &p, &mut std::io::sink())?;
+    tx.commit()?;
     Ok(uid)
 }

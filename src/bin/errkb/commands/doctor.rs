@@ -675,7 +675,7 @@ fn model_loads(runner: &Path) -> Result<Duration> {
 /// The team's hub, as the last syncs found it (doctor does not connect:
 /// `errkb hub status` does).
 fn check_hub(r: &mut Report, db_path: &Path) -> Result<()> {
-    let Some(url) = errkb::config::read().and_then(|c| c.get("hub")?.get("url")?.as_str().map(str::to_owned)) else {
+    let Some(url) = errkb::config::hub_url() else {
         return Ok(());
     };
     // (hub_state: errkb-hub writes it at each sync)

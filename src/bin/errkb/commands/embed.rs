@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use crate::runtime::script::{self, Params};
 
@@ -66,33 +66,25 @@ fn adopt_current_model(conn: &Connection) -> Result<Option<Option<String>>> {
     );
     let width = format!("float[{}]", current.dimensions);
     let bits = format!("bit[{}]", current.dimensions);
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    let changed = (|| -> Result<()> {
-        if declared.contains(&width) {
-            conn.execute_batch("DELETE FROM vec_error_kb; DELETE FROM vec_error_kb_bits;")?;
-        } else {
-            // the width is a number from the model, not text from outside
-            conn.execute_batch(&format!(
-                "DROP TABLE vec_error_kb; \
+    // (a transaction rolls back when dropped uncommitted)
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    if declared.contains(&width) {
+        tx.execute_batch("DELETE FROM vec_error_kb; DELETE FROM vec_error_kb_bits;")?;
+    } else {
+        // the width is a number from the model, not text from outside
+        tx.execute_batch(&format!(
+            "DROP TABLE vec_error_kb; \
                  CREATE VIRTUAL TABLE vec_error_kb USING vec0(error_kb_id INTEGER PRIMARY KEY, embedding {width}); \
                  DROP TABLE IF EXISTS vec_error_kb_bits; \
                  CREATE VIRTUAL TABLE vec_error_kb_bits USING vec0(error_kb_id INTEGER PRIMARY KEY, \
                    embedding {bits}, +vector BLOB);"
-            ))?;
-        }
-        conn.execute(
-            "INSERT OR REPLACE INTO vector_model (one, model, dimensions) VALUES (1, ?1, ?2)",
-            rusqlite::params![current.model, current.dimensions],
-        )?;
-        Ok(())
-    })();
-    match changed {
-        Ok(()) => conn.execute_batch("COMMIT")?,
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            return Err(e);
-        }
+        ))?;
     }
+    tx.execute(
+        "INSERT OR REPLACE INTO vector_model (one, model, dimensions) VALUES (1, ?1, ?2)",
+        rusqlite::params![current.model, current.dimensions],
+    )?;
+    tx.commit()?;
     Ok(Some(stored.map(|(model, _)| model)))
 }
 

@@ -29,12 +29,11 @@ pub fn run(db: Option<PathBuf>, args: impl IntoIterator<Item = OsString>) -> Res
         .map_or(ExitCode::from(2), ExitCode::from))
 }
 
-/// The background sync (the end of a session, after `errkb learn`): only
-/// when a hub is joined, and only when due (errkb-hub records a failure
-/// and backs off).
-pub fn sync_in_background(db: Option<PathBuf>) -> Result<()> {
-    let joined = errkb::config::read().is_some_and(|c| c.get("hub").is_some_and(|h| h.is_object()));
-    if joined {
+/// The sync that runs unasked (the detached end-of-session job, the end of
+/// `errkb learn`): only when a hub is joined, and only when due (errkb-hub
+/// records a failure and backs off). Waits for it.
+pub fn sync_if_joined(db: Option<PathBuf>) -> Result<()> {
+    if errkb::config::hub_url().is_some() {
         run(db, ["sync".into(), "--if-due".into()])?;
     }
     Ok(())

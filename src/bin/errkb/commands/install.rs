@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde_json::{json, Map, Value};
 
-use crate::runtime::{hooks, paths};
+use crate::runtime::{config_file, hooks, paths};
 
 /// What marks a settings.json hook command as errkb's.
 const MARK: &str = ".reflexion/bin/errkb hook ";
@@ -475,14 +475,11 @@ fn update_settings(change: fn(Value) -> Value, dry_run: bool, out: &mut impl std
 /// (Korean for a Korean locale, otherwise English), written to config.json
 /// when it says none; a language chosen there stays.
 fn choose_language(dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
-    let path = paths::data_root()?.join("config.json");
-    let mut config = match std::fs::read_to_string(&path) {
-        Ok(text) => match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Object(map)) => map,
-            // a config.json that is not an object is the user's to mend (doctor says so)
-            _ => return Ok(()),
-        },
-        Err(_) => Map::new(),
+    let path = config_file::path()?;
+    // a config.json that cannot be read, or is not an object, is the
+    // user's to mend (doctor says so): never written over
+    let Ok(mut config) = config_file::read() else {
+        return Ok(());
     };
     if config.contains_key("language") {
         return Ok(());
@@ -498,10 +495,7 @@ fn choose_language(dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
         return Ok(());
     }
     config.insert("language".into(), Value::String(language.code().into()));
-    std::fs::create_dir_all(path.parent().context("config folder")?)?;
-    let staging = path.with_extension("json.errkb-tmp");
-    std::fs::write(&staging, serde_json::to_string_pretty(&Value::Object(config))? + "\n")?;
-    std::fs::rename(&staging, &path)?;
+    config_file::write(&config)?;
     writeln!(
         out,
         "errkb speaks {} to the agent (\"language\" in {})",

@@ -172,8 +172,9 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
             success: script::Repeated::new(&hooks::script_for("PostToolUse")?, "success"),
             failure: script::Repeated::new(&hooks::script_for("PostToolUseFailure")?, "failure"),
         },
-        known: None,
-        refreshed: HashSet::new(),
+        known: HashSet::new(),
+        known_up_to: 0,
+        pending: Vec::new(),
         batch_started: None,
         data_version: None,
         shared_until: None,
@@ -214,11 +215,11 @@ struct Scripts {
 struct Importer<'c> {
     conn: &'c Connection,
     scripts: Scripts,
-    /// The tool calls stored already; read when the first call is imported.
-    known: Option<HashSet<String>>,
-    /// Sessions whose calls the hooks stored live, read again in this
-    /// transaction.
-    refreshed: HashSet<String>,
+    /// The tool calls stored already (see `read_known`), up to this event id.
+    known: HashSet<String>,
+    known_up_to: i64,
+    /// The calls this transaction stored: no longer known if it rolls back.
+    pending: Vec<String>,
     batch_started: Option<Instant>,
     /// `PRAGMA data_version` after this import's last commit: it changes
     /// when another connection commits.
@@ -285,7 +286,8 @@ impl Importer<'_> {
         if self.batch_started.is_none() {
             self.conn.execute_batch("BEGIN IMMEDIATE")?;
             self.batch_started = Some(Instant::now());
-            self.refreshed.clear();
+            // what was stored since: the hooks' live calls, this import's own
+            self.known_up_to = read_known(self.conn, self.known_up_to, &mut self.known)?;
             let version = self.data_version()?;
             if self.data_version.is_some_and(|v| v != version) {
                 self.shared_until = Some(Instant::now() + SHARED_FOR);
@@ -305,6 +307,7 @@ impl Importer<'_> {
     fn commit(&mut self) -> Result<()> {
         if self.batch_started.take().is_some() {
             self.conn.execute_batch("COMMIT")?;
+            self.pending.clear();
             self.data_version = Some(self.data_version()?);
             std::thread::sleep(if self.shared() { GAP_SHARED } else { GAP_ALONE });
         }
@@ -316,32 +319,20 @@ impl Importer<'_> {
         if self.batch_started.take().is_some() {
             let _ = self.conn.execute_batch("ROLLBACK");
         }
+        for id in self.pending.drain(..) {
+            self.known.remove(&id);
+        }
         self.scripts.success.forget_tables(self.conn);
         self.scripts.failure.forget_tables(self.conn);
     }
 
     fn import_call(&mut self, call: &Call, file: &Path) -> Result<()> {
         self.begin()?;
-        if self.known.is_none() {
-            self.known = Some(known_tool_calls(self.conn)?);
-        }
-        let known = self.known.as_mut().expect("read above");
-        // What the hooks recorded live in this session, as of this
-        // transaction: calls of a session that is still running.
-        if self.refreshed.insert(call.session_id.clone()) {
-            let mut live = self.conn.prepare_cached(
-                "SELECT data ->> '$.toolUseId' FROM events WHERE session_id = ?1 \
-                 AND type IN ('tool_use', 'tool_error', 'tool_interrupt', 'tool_blocked') \
-                 AND data ->> '$.toolUseId' IS NOT NULL",
-            )?;
-            for id in live.query_map([&call.session_id], |r| r.get::<_, String>(0))? {
-                known.insert(id?);
-            }
-        }
-        if !known.insert(call.tool_use_id.clone()) {
+        if !self.known.insert(call.tool_use_id.clone()) {
             self.summary.already_known += 1;
             return self.commit_when_due();
         }
+        self.pending.push(call.tool_use_id.clone());
         let (event, script, error, is_interrupt) = match &call.outcome {
             Outcome::Success => ("PostToolUse", &mut self.scripts.success, None, None),
             Outcome::Failure(text) => (
@@ -407,19 +398,26 @@ impl Importer<'_> {
     }
 }
 
-/// The tool calls already stored (by the hooks, or by an earlier import):
+/// The tool calls stored after event `after` (by the hooks, live, or by an
+/// earlier import), added to `known`; returns the last event id read.
 /// Claude Code's ids are unique across sessions, so a resumed session's
-/// copy of earlier calls in another file is not imported again. Read once
-/// per run rather than looked up per call: an index on the id would cost
-/// every hook a page write for what only this command reads.
-fn known_tool_calls(conn: &Connection) -> Result<HashSet<String>> {
-    let mut stmt = conn.prepare(
-        "SELECT data ->> '$.toolUseId' FROM events \
-         WHERE type IN ('tool_use', 'tool_error', 'tool_interrupt', 'tool_blocked') \
+/// copy of earlier calls in another file is not imported again. Read at
+/// the start of each write transaction, from where the last read stopped,
+/// rather than looked up per call: an index on the id would cost every
+/// hook a page write for what only this command reads.
+fn read_known(conn: &Connection, after: i64, known: &mut HashSet<String>) -> Result<i64> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, data ->> '$.toolUseId' FROM events \
+         WHERE id > ?1 AND type IN ('tool_use', 'tool_error', 'tool_interrupt', 'tool_blocked') \
            AND data ->> '$.toolUseId' IS NOT NULL",
     )?;
-    let ids = stmt.query_map([], |r| r.get::<_, String>(0))?;
-    Ok(ids.collect::<rusqlite::Result<_>>()?)
+    let mut last = after;
+    let mut rows = stmt.query([after])?;
+    while let Some(row) = rows.next()? {
+        last = last.max(row.get::<_, i64>(0)?);
+        known.insert(row.get(1)?);
+    }
+    Ok(last)
 }
 
 fn count_fixes(conn: &Connection) -> Result<u64> {
@@ -790,7 +788,7 @@ pub fn command(db_path: &Path, paths: Vec<PathBuf>, out: &mut impl std::io::Writ
     // what was learned goes to the team's hub, when one is joined (a hub
     // that cannot be reached is tried again later; the import stands)
     out.flush()?;
-    if let Err(e) = crate::commands::hub::sync_in_background(Some(db_path.to_path_buf())) {
+    if let Err(e) = crate::commands::hub::sync_if_joined(Some(db_path.to_path_buf())) {
         writeln!(out, "{e:#}")?;
     }
     if summary.fixes_learned > 0 {

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use rusqlite::{ffi, Connection, OpenFlags};
+use rusqlite::{ffi, Connection, OpenFlags, Transaction, TransactionBehavior};
 
 use crate::runtime::script::{self, Params};
 
@@ -294,20 +294,12 @@ fn upgrade_schema(conn: &Connection) -> Result<()> {
     // WAL cannot be turned on inside a transaction (the script's own
     // statement is then a no-op)
     conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    let upgraded = (|| -> Result<()> {
-        if version(conn)? < schema_version() {
-            script::run(conn, SCHEMA_SQL, &Params::default(), &mut std::io::sink())?;
-        }
-        Ok(())
-    })();
-    match upgraded {
-        Ok(()) => conn.execute_batch("COMMIT")?,
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            return Err(e);
-        }
+    // (a transaction rolls back when dropped uncommitted)
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    if version(&tx)? < schema_version() {
+        script::run(&tx, SCHEMA_SQL, &Params::default(), &mut std::io::sink())?;
     }
+    tx.commit()?;
     Ok(())
 }
 

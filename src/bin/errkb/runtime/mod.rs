@@ -2,6 +2,7 @@
 //! reading a hook's payload, where files live, private file modes, and the
 //! table of hooks.
 
+pub mod config_file;
 pub mod db;
 pub mod hooks;
 pub mod paths;
