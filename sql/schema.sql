@@ -334,13 +334,19 @@ CREATE TABLE IF NOT EXISTS retracted_fixes (
 -- with the vector itself beside them (an auxiliary column, read only for
 -- the few rows the first pass keeps) for the exact distance. The
 -- embedding job fills it (from vec_error_kb, for vectors stored before or
--- by hand) and keeps it in step; while it is empty the vector stage
--- compares every vector exactly. Its width follows vec_error_kb's (the
+-- by hand) and keeps it in step. Its width follows vec_error_kb's (the
 -- job makes both anew for a model of another width).
 CREATE VIRTUAL TABLE IF NOT EXISTS vec_error_kb_bits USING vec0(
   error_kb_id INTEGER PRIMARY KEY,
   embedding bit[384],
   +vector BLOB
+);
+-- Its one row says every stored vector has its bits: the job writes it
+-- when it has given them all theirs, and removes it when the model
+-- changes. Without it (never filled, or a fill cut short) the vector
+-- stage compares every vector exactly, so none is passed over.
+CREATE TABLE IF NOT EXISTS vector_bits_ready (
+  one INTEGER PRIMARY KEY CHECK (one = 1)
 );
 
 -- The schema's version: the one place it is written (the runner reads it

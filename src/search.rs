@@ -275,9 +275,10 @@ fn vector_match(
         crate::embedding::embed::with_embedder(|e| Ok((e.embed(&[sig.text.as_str()])?.pop().flatten(), e.thresholds)))?;
     let Some(vector) = vector else { return Ok(None) };
     // Two passes (bits, then the exact distance of the nearest few) once
-    // the embedding job has made the bits; every vector exactly until then.
+    // the embedding job has given every vector its bits; every vector
+    // exactly until then.
     let has_bits = statements
-        .with(db, "SELECT 1 FROM vec_error_kb_bits LIMIT 1", |any| any.step())
+        .with(db, "SELECT 1 FROM vector_bits_ready", |ready| ready.step())
         .unwrap_or(false);
     let sql = if has_bits { VECTOR_BITS_SQL } else { VECTOR_SQL };
     let neighbours = statements.with(db, sql, |stmt| {

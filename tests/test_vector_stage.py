@@ -152,7 +152,7 @@ def test_two_passes_on_bit_vectors_answer_as_the_exact_search(kb):
            "ORDER BY q.i")
     wide_open = {"ERRKB_THRESHOLDS": "2,2"}
     two_passes = sqlite(kb, ask, env=wide_open).stdout
-    sqlite(kb, "DELETE FROM vec_error_kb_bits")
+    sqlite(kb, "DELETE FROM vec_error_kb_bits", "DELETE FROM vector_bits_ready")
     exact = sqlite(kb, ask, env=wide_open).stdout
 
     def answers(out):
@@ -172,3 +172,5 @@ def test_two_passes_on_bit_vectors_answer_as_the_exact_search(kb):
     # vectors without bits (stored before them, or by hand) get theirs at the next run of the job
     runner("--db", str(kb), "embed", check=True)
     assert counts() == f"{len(stored)}|{len(stored)}"
+    # and only then does the stage read the bits (a fill cut short is never read)
+    assert sqlite(kb, "SELECT count(*) FROM vector_bits_ready").stdout.strip() == "1"

@@ -7,7 +7,8 @@
 --
 -- :after  only ids above it
 -- :batch  ids per batch
--- Prints: how many got bits|the last id looked at (empty when none was left).
+-- Prints: how many got bits|the last id looked at (empty when none was left:
+-- the job then writes vector_bits_ready's row).
 -- The ids are asked of the plain id tables sqlite-vec keeps (see
 -- embed_batch.sql); each vector is then one lookup in vec_error_kb.
 

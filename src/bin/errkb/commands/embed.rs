@@ -80,6 +80,7 @@ fn adopt_current_model(conn: &Connection) -> Result<Option<Option<String>>> {
                    embedding {bits}, +vector BLOB);"
         ))?;
     }
+    tx.execute("DELETE FROM vector_bits_ready", [])?;
     tx.execute(
         "INSERT OR REPLACE INTO vector_model (one, model, dimensions) VALUES (1, ?1, ?2)",
         rusqlite::params![current.model, current.dimensions],
@@ -157,10 +158,10 @@ pub fn run(conn: &Connection, db: &Path) -> Result<Outcome> {
 }
 
 /// Give every stored vector its bits (sql/jobs/index_vectors.sql), in
-/// batches that each commit alone.
-fn index_vectors(conn: &Connection) -> Result<u64> {
+/// batches that each commit alone; then say that all have them
+/// (`vector_bits_ready`), which lets the vector stage use them.
+fn index_vectors(conn: &Connection) -> Result<()> {
     let mut after: i64 = i64::MIN;
-    let mut indexed = 0;
     loop {
         let mut params = Params::default();
         params.set("after", after.to_string());
@@ -168,9 +169,9 @@ fn index_vectors(conn: &Connection) -> Result<u64> {
         let report = script::rows(conn, INDEX_VECTORS_SQL, &params)?;
         let row = report.first().context("index_vectors.sql reported nothing")?;
         let Some(last) = script::integer(row, 1) else {
-            return Ok(indexed);
+            conn.execute("INSERT OR IGNORE INTO vector_bits_ready (one) VALUES (1)", [])?;
+            return Ok(());
         };
-        indexed += script::integer(row, 0).unwrap_or(0) as u64;
         after = last;
     }
 }
