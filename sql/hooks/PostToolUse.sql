@@ -15,7 +15,7 @@
 -- call site only), and the fields are read from the small array it gives.
 -- (Temp tables are declared, then filled: see PostToolUseFailure.sql.)
 CREATE TEMP TABLE payload (ts, session_id, cwd, tool, command, file_path, target, agent_type, model, agent_id,
-                           tool_use_id, subject, edit, sandbox_off);
+                           tool_use_id, subject, edit, sandbox_off, event_id);
 INSERT INTO temp.payload (ts, session_id, cwd, tool, command, file_path, target, agent_type, model, agent_id,
                           tool_use_id, edit, sandbox_off)
 SELECT coalesce(:event_ts, utc_now()),
@@ -64,6 +64,9 @@ SELECT 1, 'tool_use', ts, session_id, path_basename(cwd), cwd,
          WHEN target IS NOT NULL THEN json_object('target', target)
          END), 'success', json('true'), 'agentId', agent_id, 'toolUseId', tool_use_id)
 FROM temp.payload;
+-- (the event's id, for the file history's "first read" below: learning
+-- writes rows in between)
+UPDATE temp.payload SET event_id = last_insert_rowid();
 
 -- 2. What this success resolves (kb_resolves): in this
 -- agent's last 50 steps of the session, the latest error of this tool
@@ -164,7 +167,7 @@ FROM (SELECT f.uid AS fix_uid, f.error_headline AS headline, f.resolution, f.ori
         -- the first time this agent reads or writes the file in the session
         AND NOT EXISTS (
           SELECT 1 FROM main.events AS e
-          WHERE e.session_id = p.session_id AND e.type = 'tool_use' AND e.id < last_insert_rowid()
+          WHERE e.session_id = p.session_id AND e.type = 'tool_use' AND e.id < p.event_id
             AND coalesce(e.data ->> '$.agentId', '') = coalesce(p.agent_id, '')
             AND e.data ->> '$.meta.file' = redact_path(p.file_path))
         -- nor a fix this agent was told
