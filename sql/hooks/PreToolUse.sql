@@ -51,12 +51,14 @@ fix AS (
 
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,
-       json_object('tool', p.tool, 'kind', 'bash', 'key', 'bash:' || p.subject, 'fixes', json_array(fix.uid),
-                   'agentId', p.agent_id, 'toolUseId', p.tool_use_id,
-                   'text', render_advice('bash', json_object(
-                     'headline', replace(replace(fix.headline, p.cwd || '/', ''), p.cwd, '.'),
-                     'fix', fix.resolution,
-                     'team', json(CASE WHEN fix.origin = 'team' THEN 'true' ELSE 'false' END))))
-FROM fix, p
+       json_object('tool', p.tool, 'kind', 'bash', 'key', 'bash:' || p.subject, 'fixes', json_array(told.uid),
+                   'agentId', p.agent_id, 'toolUseId', p.tool_use_id, 'text', told.text)
+FROM (SELECT fix.uid, render_advice('bash', json_object(
+        'headline', replace(replace(fix.headline, p.cwd || '/', ''), p.cwd, '.'),
+        'fix', fix.resolution,
+        'team', json(CASE WHEN fix.origin = 'team' THEN 'true' ELSE 'false' END))) AS text
+      FROM fix, p) AS told, p
+-- (nothing to say, nothing noted as told)
+WHERE told.text IS NOT NULL
 RETURNING json_object('hookSpecificOutput', json_object('hookEventName', 'PreToolUse',
                                                         'additionalContext', data ->> '$.text'));
