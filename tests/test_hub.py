@@ -397,7 +397,7 @@ def test_a_retraction_removes_a_fix_for_everyone(hub, tmp_path):
     [(fix_id,)] = b.rows("SELECT id FROM fixes WHERE origin = 'team'")
     out = b.run("forget", str(fix_id)).stdout
     assert "forgot fix" in out and "the team's hub has the retraction" in out
-    assert b.fail("sb1") is None or "pip install pyyaml" not in b.fail("sb2")
+    assert "pip install pyyaml" not in (b.fail("sb1") or "")
     a.run("sync")
     assert a.rows("SELECT count(*) FROM fixes") == [(0,)]
     assert "pip install pyyaml" not in (a.fail("sa9") or "")
