@@ -341,14 +341,17 @@ CREATE VIRTUAL TABLE IF NOT EXISTS vec_error_kb_bits USING vec0(
   embedding bit[384],
   +vector BLOB
 );
--- Its one row says every stored vector has its bits: the job writes it
--- when it has given them all theirs, and removes it when the model
--- changes. Without it (never filled, or a fill cut short) the vector
--- stage compares every vector exactly, so none is passed over.
+
+
+-- Version 16: when the vector stage may read those bits. The one row says
+-- every stored vector has its bits: the job writes it when it has given
+-- them all theirs, and removes it when the model changes. Without it
+-- (never filled, or a fill cut short) the vector stage compares every
+-- vector exactly, so none is passed over.
 CREATE TABLE IF NOT EXISTS vector_bits_ready (
   one INTEGER PRIMARY KEY CHECK (one = 1)
 );
 
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 15;
+PRAGMA user_version = 16;
