@@ -23,9 +23,15 @@
 --   :event_id      the tool_error event it was learned from, when there is
 --                  one; with :success_event_id and :steps (event ids)
 
+-- A fix retracted here (errkb forget, or the team's owner) is never
+-- learned again: neither the entry's latest fix nor the fix is written.
 INSERT INTO main.error_kb (ts, error_normalized, error_raw, resolution, resolved_by, tool_sequence, use_count)
-VALUES (:ts, coalesce(:error_key, normalize_error(:error_raw)), substr(:error_raw, 1, 500),
-        :resolution, :resolved_by, :tool_sequence, 1)
+SELECT :ts, coalesce(:error_key, normalize_error(:error_raw)), substr(:error_raw, 1, 500),
+       :resolution, :resolved_by, :tool_sequence, 1
+WHERE NOT EXISTS (SELECT 1 FROM main.retracted_fixes
+                  WHERE uid = fix_uid(coalesce(:error_key, normalize_error(:error_raw)),
+                                      coalesce(:headline, error_headline(translate_messages(:error_raw)), ''),
+                                      fix_key(:resolution)))
 ON CONFLICT(error_normalized) DO UPDATE SET
   ts = excluded.ts, error_raw = excluded.error_raw, resolution = excluded.resolution,
   resolved_by = excluded.resolved_by, tool_sequence = excluded.tool_sequence,
@@ -43,6 +49,7 @@ FROM main.error_kb AS kb,
      (SELECT coalesce(:headline, error_headline(translate_messages(:error_raw)), '') AS headline,
              fix_key(:resolution) AS key) AS f
 WHERE kb.error_normalized = coalesce(:error_key, normalize_error(:error_raw))
+  AND NOT EXISTS (SELECT 1 FROM main.retracted_fixes WHERE uid = fix_uid(kb.error_normalized, f.headline, f.key))
 ON CONFLICT(uid) DO UPDATE SET resolution = excluded.resolution, ts = excluded.ts;
 
 -- The fix's counts on this machine: learned once more, and in one more

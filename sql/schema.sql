@@ -352,6 +352,75 @@ CREATE TABLE IF NOT EXISTS vector_bits_ready (
   one INTEGER PRIMARY KEY CHECK (one = 1)
 );
 
+-- Version 17: a team's members. What the hub says each member did is kept
+-- apart from this machine's own counts, so that a fix is ranked by how
+-- many members learned it or were helped by it, never by what one member
+-- claims (see sql/hub/).
+--
+-- The members who sent each fix received from the hub. `hub_uid` is what
+-- the sender called it; the fix itself is named by its content here.
+CREATE TABLE IF NOT EXISTS team_fixes (
+  fix_id INTEGER NOT NULL,
+  member TEXT NOT NULL,
+  hub_uid TEXT NOT NULL,
+  ts TEXT,
+  PRIMARY KEY (fix_id, member)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idx_team_fixes_hub_uid ON team_fixes(hub_uid, member);
+-- Each member's laptops' counts of each fix, as received (fix_counts keeps
+-- this machine's own, under replica '').
+CREATE TABLE IF NOT EXISTS team_counts (
+  fix_id INTEGER NOT NULL,
+  member TEXT NOT NULL,
+  replica TEXT NOT NULL,
+  learned INTEGER NOT NULL DEFAULT 0,
+  sessions INTEGER NOT NULL DEFAULT 0,
+  advised INTEGER NOT NULL DEFAULT 0,
+  helped INTEGER NOT NULL DEFAULT 0,
+  failed INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (fix_id, member, replica)
+) WITHOUT ROWID;
+-- What the hub withdrew: a member's copy of a fix (its retraction, or its
+-- row deleted), and members the hub's owner removed. Nothing of theirs is
+-- received again. (A retraction of a fix for everyone is retracted_fixes.)
+CREATE TABLE IF NOT EXISTS hub_withdrawn (
+  hub_uid TEXT NOT NULL,
+  member TEXT NOT NULL,
+  PRIMARY KEY (hub_uid, member)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS hub_removed_members (
+  member TEXT PRIMARY KEY
+) WITHOUT ROWID;
+-- Rows received from the hub that were not stored, and why (the newest
+-- 1,000): errkb hub status and doctor show them.
+CREATE TABLE IF NOT EXISTS hub_refused (
+  id INTEGER PRIMARY KEY,
+  ts TEXT NOT NULL,
+  member TEXT,
+  hub_uid TEXT,
+  reason TEXT NOT NULL
+);
+-- What the team says of each fix, one voice per member (all its laptops
+-- together): for it when the member sent it, learned it or was helped by
+-- it, against it when it failed the member more often than that. errkb
+-- sync writes it from team_fixes and team_counts (sql/hub/team_standing.sql).
+CREATE TABLE IF NOT EXISTS team_standing (
+  fix_id INTEGER PRIMARY KEY,
+  votes_for INTEGER NOT NULL DEFAULT 0,
+  votes_against INTEGER NOT NULL DEFAULT 0,
+  members INTEGER NOT NULL DEFAULT 0,
+  users INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+-- Counts received before members were known (schema 16) were kept under
+-- the sending replica's id: they stay that replica's, as a member of its
+-- own, and the next sync receives everything again with its members (and
+-- makes team_standing).
+INSERT OR IGNORE INTO team_counts (fix_id, member, replica, learned, sessions, advised, helped, failed)
+SELECT fix_id, 'replica:' || replica, replica, learned, sessions, advised, helped, failed
+FROM fix_counts WHERE (SELECT user_version FROM pragma_user_version) < 17 AND replica <> '';
+DELETE FROM fix_counts WHERE (SELECT user_version FROM pragma_user_version) < 17 AND replica <> '';
+UPDATE hub_state SET cursor = '0' WHERE (SELECT user_version FROM pragma_user_version) < 17;
+
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 16;
+PRAGMA user_version = 17;

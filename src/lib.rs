@@ -9,6 +9,7 @@ pub mod embedding;
 pub mod learning;
 mod search;
 mod sql_api;
+mod standing;
 pub mod text;
 mod version;
 
@@ -25,6 +26,7 @@ use embedding::batch::EmbedBatch;
 use learning::kb_learn::KbLearnTable;
 use learning::resolves::KbResolves;
 use search::KbSearch;
+use standing::FixStanding;
 use sql_api::functions::{guarded, SCALAR_FUNCTIONS};
 use sql_api::table_function::Table;
 
@@ -123,6 +125,7 @@ fn register(db: *mut sqlite3, pz_err_msg: *mut *mut c_char, p_api: *mut sqlite3_
         define_scalar_function(db, f.name, f.n_args, guarded(f.name, f.func), f.flags)?;
     }
     define_table_function::<Table<KbSearch>>(db, "kb_search", None)?;
+    define_table_function::<Table<FixStanding>>(db, "fix_standing", None)?;
     define_table_function::<Table<KbResolves>>(db, "kb_resolves", None)?;
     define_table_function::<Table<EmbedBatch>>(db, "embed_batch", None)?;
     // eponymous and writable: INSERT INTO kb_learn

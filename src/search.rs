@@ -89,21 +89,24 @@ pub struct Hit {
     /// The fix's stable id and where it came from ('local', 'team').
     pub fix_uid: Option<String>,
     pub origin: String,
-    /// The next best fix's resolution, when there is one.
+    /// The next best fix's resolution, when there is one, and its origin.
     pub other_fix: Option<String>,
+    pub other_origin: Option<String>,
 }
 
-/// One candidate fix.
+/// One candidate fix, with how far it is trusted (fix_standing).
 struct Candidate {
     row: Vec<Value>,
     fix_id: Option<i64>,
     headline: String,
     use_count: i64,
     ts: String,
-    weak: bool,
+    advisable: bool,
+    /// This machine learned it or was helped by it.
+    own: bool,
+    /// Voices for it: this machine's, and each teammate's.
+    support: i64,
     sessions: i64,
-    helped: i64,
-    failed: i64,
     origin: String,
     fix_uid: Option<String>,
 }
@@ -369,10 +372,10 @@ fn candidates_of(stmt: &mut Statement, ids: &[i64]) -> std::result::Result<Vec<C
                 headline,
                 use_count,
                 ts,
-                weak: int(3) != 0,
-                sessions: int(4),
-                helped: int(5),
-                failed: int(6),
+                advisable: int(3) != 0,
+                own: int(4) != 0,
+                support: int(5),
+                sessions: int(6),
                 origin: stmt.column(at + 7).as_text().unwrap_or("local").to_string(),
                 fix_uid: stmt.column(at + 8).as_text().map(str::to_owned),
             });
@@ -382,17 +385,18 @@ fn candidates_of(stmt: &mut Statement, ids: &[i64]) -> std::result::Result<Vec<C
 }
 
 /// The best candidate for `query`: vetoed ones out, and fixes that are not
-/// advised (weak ones: the same command succeeded with nothing changed;
-/// those that failed more often than they helped); then the closest
-/// original error, the fix seen in most sessions, the most used, the
-/// newest.
+/// advised (fix_standing: weak ones, where the same command succeeded with
+/// nothing changed; those that failed here, or that more voices of the
+/// team stand against than for); then the closest original error, a fix
+/// this machine learned or confirmed itself before a teammate's, the most
+/// voices for it, the most sessions, the most used, the newest.
 fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance: Option<f64>) -> Option<Hit> {
     // Identifiers and values are compared on the identifying lines alone,
     // the same way on both sides.
     let query_line = signature(&query.headline);
     let mut kept: Vec<(u8, Candidate)> = candidates
         .into_iter()
-        .filter(|c| !c.weak && c.failed <= c.helped)
+        .filter(|c| c.advisable)
         .filter_map(|c| {
             // (a row only an old writer filled has no headline to compare)
             if c.headline.is_empty() {
@@ -407,6 +411,8 @@ fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance:
         .collect();
     kept.sort_by(|(ca, a), (cb, b)| {
         cb.cmp(ca)
+            .then(b.own.cmp(&a.own))
+            .then(b.support.cmp(&a.support))
             .then(b.sessions.cmp(&a.sessions))
             .then(b.use_count.cmp(&a.use_count))
             .then(b.ts.cmp(&a.ts))
@@ -414,9 +420,10 @@ fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance:
     let other_fixes = kept.len().saturating_sub(1) as i64;
     let mut kept = kept.into_iter();
     let (_, best) = kept.next()?;
-    let other_fix = kept
-        .next()
-        .and_then(|(_, c)| c.row.get(4).and_then(Value::as_text).map(str::to_owned));
+    let (other_fix, other_origin) = match kept.next() {
+        Some((_, c)) => (c.row.get(4).and_then(Value::as_text).map(str::to_owned), Some(c.origin)),
+        None => (None, None),
+    };
     Some(Hit {
         row: best.row,
         stage,
@@ -427,6 +434,7 @@ fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance:
         fix_uid: best.fix_uid,
         origin: best.origin,
         other_fix,
+        other_origin,
     })
 }
 
@@ -438,8 +446,8 @@ impl TableFunction for KbSearch {
     const NAME: &'static str = "kb_search";
     const SCHEMA: &'static str = "CREATE TABLE x(id, ts, error_normalized, error_raw, resolution, \
          resolved_by, tool_sequence, use_count, last_used, stage, distance, fix_id, headline, other_fixes, \
-         fix_uid, origin, other_fix, query HIDDEN)";
-    const COLUMNS: c_int = 17;
+         fix_uid, origin, other_fix, other_origin, query HIDDEN)";
+    const COLUMNS: c_int = 18;
     const ARGUMENTS: c_int = 1;
     const REQUIRED: c_int = 0;
     const NEVER_RAISES: bool = true;
@@ -465,6 +473,7 @@ impl TableFunction for KbSearch {
             hit.fix_uid.map_or(Value::Null, Value::Text),
             Value::Text(hit.origin),
             hit.other_fix.map_or(Value::Null, Value::Text),
+            hit.other_origin.map_or(Value::Null, Value::Text),
         ]);
         Ok(vec![row])
     }

@@ -36,7 +36,7 @@ def test_load_adds_exactly_these_functions():
 def test_load_adds_exactly_these_modules():
     query = "SELECT name FROM pragma_module_list"
     added = listing(query, load=True) - listing(query, load=False)
-    assert added == {"kb_search", "kb_resolves", "embed_batch", "kb_learn", "vec0", "vec_each"}
+    assert added == {"kb_search", "kb_resolves", "fix_standing", "embed_batch", "kb_learn", "vec0", "vec_each"}
 
 
 def test_kb_learn_learns_each_row_inserted_all_or_nothing(tmp_path):

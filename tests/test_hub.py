@@ -116,17 +116,21 @@ def pg():
     server.destroy()
 
 
+def add_member(pg, db, login, password=MEMBER_PASSWORD):
+    """A teammate's login, as errkb hub init says to make one."""
+    pg.psql(f"DO $$ BEGIN CREATE ROLE {login} LOGIN PASSWORD '{password}' IN ROLE errkb_member; "
+            "EXCEPTION WHEN duplicate_object THEN NULL; END $$", db=db)
+    pg.psql(f"GRANT CONNECT ON DATABASE {db} TO errkb_member", db=db)
+
+
 @pytest.fixture
 def hub(pg):
-    """A fresh hub: the schema made by errkb hub init, a member role with a login."""
+    """A fresh hub: the schema made by errkb hub init, a member with a login."""
     name = f"hub{random.randrange(10**9)}"
     pg.psql(f"CREATE DATABASE {name}", db="postgres")
     out = runner("hub", "init", pg.url(db=name), env={"PGPASSWORD": SUPERUSER_PASSWORD}, check=True).stdout
-    grants = out.split("run as the database's owner):\n\n", 1)[1].split("\nThen, on each laptop", 1)[0]
-    pg.psql(grants, db=name)
-    pg.psql(f"DO $$ BEGIN CREATE ROLE member LOGIN PASSWORD '{MEMBER_PASSWORD}' IN ROLE errkb_member; "
-            "EXCEPTION WHEN duplicate_object THEN NULL; END $$", db=name)
-    pg.psql(f"GRANT CONNECT ON DATABASE {name} TO errkb_member", db=name)
+    assert "CREATE ROLE alice LOGIN PASSWORD '…' IN ROLE errkb_member;" in out
+    add_member(pg, name, "member")
     return {"pg": pg, "db": name, "url": pg.url(user="member", db=name)}
 
 
@@ -174,15 +178,26 @@ class Replica:
             return conn.execute(sql).fetchall()
 
     def counts(self, fix_key_like="%pip install pyyaml%"):
-        return self.rows("SELECT sum(c.learned), sum(c.advised), sum(c.helped), sum(c.failed) FROM fix_counts c "
+        """A fix's counts as this laptop knows them: its own, and each
+        teammate laptop's as received."""
+        return self.rows("SELECT sum(c.learned), sum(c.advised), sum(c.helped), sum(c.failed) "
+                         "FROM (SELECT fix_id, learned, advised, helped, failed FROM fix_counts "
+                         "      UNION ALL SELECT fix_id, learned, advised, helped, failed FROM team_counts) AS c "
                          f"JOIN fixes f ON f.id = c.fix_id WHERE f.resolution LIKE '{fix_key_like}'")[0]
 
 
+def login_url(hub, login):
+    """The hub's URL for another teammate's login (made here)."""
+    add_member(hub["pg"], hub["db"], login)
+    return hub["url"].replace("member@", f"{login}@")
+
+
 def a_fix_shared(hub, tmp_path):
-    """Two laptops joined to the hub; A learned a fix and both synced."""
+    """Two teammates' laptops (logins member and bob) joined to the hub; A
+    learned a fix and both synced."""
     a, b = Replica(tmp_path, "a"), Replica(tmp_path, "b")
-    for r in (a, b):
-        r.run("hub", "join", hub["url"])
+    a.run("hub", "join", hub["url"])
+    b.run("hub", "join", login_url(hub, "bob"))
     a.learn_fix("sa1")
     a.run("sync")
     b.run("sync")
@@ -269,7 +284,7 @@ def test_a_sync_killed_mid_way_then_run_again_counts_each_thing_once(hub, tmp_pa
     on_hub = hub["pg"].psql("SELECT count(*), sum(learned) FROM errkb.fixes JOIN errkb.counts USING (uid)",
                             db=hub["db"])
     assert on_hub == "3000|3000"
-    assert b.rows("SELECT count(*), sum(c.learned) FROM fixes f JOIN fix_counts c ON c.fix_id = f.id "
+    assert b.rows("SELECT count(*), sum(c.learned) FROM fixes f JOIN team_counts c ON c.fix_id = f.id "
                   "WHERE f.origin = 'team'") == [(3000, 3000)]
     assert kills >= 1
 
@@ -302,7 +317,9 @@ def test_five_laptops_syncing_at_once_lose_nothing(hub, tmp_path):
     assert hub["pg"].psql("SELECT count(*) FROM errkb.fixes", db=hub["db"]) == str(expected)
     for r in replicas:
         [(fixes, learned)] = r.rows("SELECT count(DISTINCT f.uid), sum(c.learned) FROM fixes f "
-                                    "JOIN fix_counts c ON c.fix_id = f.id WHERE f.resolution LIKE '%npm install pkg%'")
+                                    "JOIN (SELECT fix_id, learned FROM fix_counts UNION ALL "
+                                    "      SELECT fix_id, learned FROM team_counts) AS c ON c.fix_id = f.id "
+                                    "WHERE f.resolution LIKE '%npm install pkg%'")
         assert (fixes, learned) == (expected, expected), r.home.name
 
 
@@ -316,22 +333,22 @@ def test_a_row_committed_late_by_a_slow_sender_is_not_skipped(hub, tmp_path):
         ["psql", "-X", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", str(pg.port), "-U", "member", "-d", hub["db"]],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={"PATH": os.environ["PATH"], "PGPASSWORD": MEMBER_PASSWORD})
-    slow.stdin.write("BEGIN;\nINSERT INTO errkb.fixes (uid, project, error_key, signature, headline, resolution, "
-                     "fix_key, sent_by) VALUES ('" + "a" * 32 + "', 'github.com/acme/shop', 'Error: slow <STR>', "
-                     "'Error: slow <STR>', 'Error: slow ''x''', '{\"resolvedBy\": \"success_after_error\", "
-                     "\"tool\": \"Bash\", \"command\": \"make slow\"}', 'k', 'slow-replica');\n")
+    slow.stdin.write("BEGIN;\nINSERT INTO errkb.fixes (uid, replica, project, error_key, signature, headline, "
+                     "resolution, fix_key) VALUES ('" + "a" * 32 + "', 'slow-replica', 'github.com/acme/shop', "
+                     "'Error: slow <STR>', 'Error: slow <STR>', 'Error: slow ''x''', '{\"resolvedBy\": "
+                     "\"success_after_error\", \"tool\": \"Bash\", \"command\": \"make slow\"}', 'k');\n")
     slow.stdin.flush()
     time.sleep(1)  # its transaction has its id now, and stays open
     a.learn_fix("sa1")
     a.run("sync")  # a later transaction commits first
     b.run("sync")  # the receiver syncs while the slow one is open
-    # A's row is committed, but its transaction id is above the open one's:
-    # the cursor stops below the open transaction, and waits
+    # A's row, committed before B synced, has arrived; the cursor stays
+    # below the open transaction, so that its row is read by a later sync
     slow_xid = int(pg.psql("SELECT min(backend_xid::text::bigint) FROM pg_stat_activity "
                            "WHERE backend_xid IS NOT NULL", db=hub["db"]))
     [(cursor,)] = b.rows("SELECT cursor FROM hub_state")
     assert int(cursor) <= slow_xid
-    assert b.rows("SELECT count(*) FROM fixes WHERE origin = 'team'") == [(0,)]
+    assert b.rows("SELECT count(*) FROM fixes WHERE origin = 'team'") == [(1,)]
     slow.stdin.write("COMMIT;\n")
     slow.stdin.close()
     assert slow.wait(timeout=30) == 0
@@ -368,6 +385,10 @@ def test_hub_down_hooks_unaffected_and_the_backlog_drains_later(hub, tmp_path):
 def test_hostile_rows_on_the_hub_are_redacted_and_bounded_on_receipt(hub, tmp_path):
     pg, b = hub["pg"], Replica(tmp_path, "b")
     b.run("hub", "join", hub["url"])
+    # (the hub refuses rows past its limits; a hub of schema 1 held them,
+    # and its owner may drop the limits: receivers check every row anyway)
+    pg.psql("ALTER TABLE errkb.fixes DROP CONSTRAINT fixes_size; ALTER TABLE errkb.counts DROP CONSTRAINT counts_size",
+            db=hub["db"])
     token = "ghp_" + "B" * 36
     rows = [
         ("b" * 32, f"Error: bad token {token}", {"command": f"curl -H 'Authorization: token {token}' x"}),
@@ -377,9 +398,9 @@ def test_hostile_rows_on_the_hub_are_redacted_and_bounded_on_receipt(hub, tmp_pa
     ]
     for uid, headline, fix in rows:
         resolution = json.dumps({"resolvedBy": "success_after_error", "tool": "Bash", **fix}).replace("'", "''")
-        pg.psql("INSERT INTO errkb.fixes (uid, project, error_key, signature, headline, resolution, fix_key, sent_by) "
-                f"VALUES ('{uid}', 'github.com/acme/shop', '{headline[:200].replace(chr(39), chr(39) * 2)}', 'sig', "
-                f"'{headline.replace(chr(39), chr(39) * 2)}', '{resolution}', 'k', 'evil')", db=hub["db"])
+        pg.psql("INSERT INTO errkb.fixes (uid, replica, project, error_key, signature, headline, resolution, fix_key) "
+                f"VALUES ('{uid}', 'evil', 'github.com/acme/shop', '{headline[:200].replace(chr(39), chr(39) * 2)}', "
+                f"'sig', '{headline.replace(chr(39), chr(39) * 2)}', '{resolution}', 'k')", db=hub["db"])
     pg.psql("INSERT INTO errkb.counts (uid, replica, learned) VALUES ('" + "b" * 32 + "', 'evil', 999999999999)",
             db=hub["db"])
     out = b.run("sync").stdout
@@ -387,24 +408,41 @@ def test_hostile_rows_on_the_hub_are_redacted_and_bounded_on_receipt(hub, tmp_pa
     stored = json.dumps(b.rows("SELECT error_headline, resolution FROM fixes"))
     assert token not in stored and "ghp_" not in stored
     assert max(len(h) for (h,) in b.rows("SELECT error_headline FROM fixes")) <= 500
-    assert b.rows("SELECT count(*) FROM fixes WHERE uid IN ('" + "c" * 32 + "', '" + "e" * 32 + "')") == [(0,)]
-    assert b.rows("SELECT count(*) FROM fixes WHERE uid = '" + "d" * 32 + "'") == [(1,)]  # stored as text
-    assert b.rows("SELECT max(learned) FROM fix_counts") == [(1_000_000,)]  # bounded
+    # (a received fix is known here by its content; team_fixes keeps the sender's uid)
+    assert b.rows("SELECT count(*) FROM team_fixes WHERE hub_uid IN ('" + "c" * 32 + "', '" + "e" * 32 + "')") == [(0,)]
+    assert b.rows("SELECT count(*) FROM team_fixes WHERE hub_uid = '" + "d" * 32 + "'") == [(1,)]  # stored as text
+    assert b.rows("SELECT max(learned) FROM team_counts") == [(1_000_000,)]  # bounded
 
 
-def test_a_retraction_removes_a_fix_for_everyone(hub, tmp_path):
+def test_forget_withdraws_ones_own_copy_and_the_owners_retraction_removes_a_fix_for_everyone(hub, tmp_path):
     a, b = a_fix_shared(hub, tmp_path)
     [(fix_id,)] = b.rows("SELECT id FROM fixes WHERE origin = 'team'")
     out = b.run("forget", str(fix_id)).stdout
-    assert "forgot fix" in out and "the team's hub has the retraction" in out
+    assert "forgot fix" in out and "the team's hub no longer has it from you" in out
     assert "pip install pyyaml" not in (b.fail("sb1") or "")
+    b.run("sync")
+    assert b.rows("SELECT count(*) FROM fixes") == [(0,)]  # not received again
+    # a member's forget is its own: A's fix stays, on A and on the hub
+    a.run("sync")
+    assert a.rows("SELECT count(*) FROM fixes") == [(1,)]
+    assert "pip install pyyaml" in a.fail("sa9")
+    assert hub["pg"].psql("SELECT count(*) FROM errkb.fixes", db=hub["db"]) == "1"
+    # the hub's owner retracts it for everyone
+    [(a_fix,)] = a.rows("SELECT id FROM fixes")
+    out = a.run("hub", "retract", str(a_fix), "--url", hub["pg"].url(db=hub["db"]),
+                env={"PGPASSWORD": SUPERUSER_PASSWORD}).stdout
+    assert "retracted" in out and "for everyone" in out
+    assert hub["pg"].psql("SELECT count(*) FROM errkb.fixes", db=hub["db"]) == "0"
     a.run("sync")
     assert a.rows("SELECT count(*) FROM fixes") == [(0,)]
-    assert "pip install pyyaml" not in (a.fail("sa9") or "")
-    assert hub["pg"].psql("SELECT count(*) FROM errkb.fixes", db=hub["db"]) == "0"
-    a.learn_fix("sa10")  # learned again: still retracted for the team
+    assert "pip install pyyaml" not in (a.fail("sa10") or "")
+    a.learn_fix("sa11")  # learned again: still retracted, here and for the team
+    assert "pip install pyyaml" not in (a.fail("sa12") or "")
     a.run("sync")
     assert hub["pg"].psql("SELECT count(*) FROM errkb.fixes", db=hub["db"]) == "0"
+    # a member cannot retract a fix for everyone
+    denied = b.run("hub", "retract", "a" * 32, "--url", hub["url"], check=False)
+    assert denied.returncode != 0 and "only the hub's owner" in denied.stderr
 
 
 def test_a_fix_that_fails_more_than_it_helps_is_no_longer_advised_here_or_by_the_team(hub, tmp_path):
@@ -446,11 +484,12 @@ def test_only_the_projects_the_config_shares_reach_the_hub(hub, tmp_path):
 
 def test_init_again_changes_nothing_status_and_leave(hub, tmp_path):
     again = runner("hub", "init", hub["pg"].url(db=hub["db"]), env={"PGPASSWORD": SUPERUSER_PASSWORD}, check=True)
-    assert "is at schema 1 (was 1)" in again.stdout
+    assert "is at schema 2 (was 2" in again.stdout
     a, b = a_fix_shared(hub, tmp_path)
     status = a.run("hub", "status").stdout
-    assert "(reachable, schema 1)" in status and "last sync  20" in status and "waiting    0 fixes" in status
-    assert "left postgresql://member@127.0.0.1:" in b.run("hub", "leave").stdout
+    assert "(reachable, schema 2, as member)" in status and "last sync  20" in status
+    assert "waiting    0 fixes" in status and "refused    none" in status
+    assert "left postgresql://bob@127.0.0.1:" in b.run("hub", "leave").stdout
     assert "not joined to a hub" in b.run("sync", check=False).stderr
     assert b.run("sync", "--if-due").returncode == 0  # the background job: nothing to do
     assert "pip install pyyaml" in b.fail("sb1")  # what was received stays
@@ -459,10 +498,10 @@ def test_init_again_changes_nothing_status_and_leave(hub, tmp_path):
 def test_a_hub_newer_than_this_errkb_gets_a_clear_message(hub, tmp_path):
     a = Replica(tmp_path, "a")
     a.run("hub", "join", hub["url"])
-    hub["pg"].psql("UPDATE errkb.meta SET value = '2' WHERE key = 'schema_version'", db=hub["db"])
+    hub["pg"].psql("UPDATE errkb.meta SET value = '3' WHERE key = 'schema_version'", db=hub["db"])
     failed = a.run("sync", check=False)
     assert failed.returncode != 0
-    assert "has schema 2, newer than this errkb knows (1): update errkb on this machine" in failed.stderr
+    assert "has schema 3, newer than this errkb knows (2): update errkb on this machine" in failed.stderr
     init = runner("hub", "init", hub["pg"].url(db=hub["db"]), env={"PGPASSWORD": SUPERUSER_PASSWORD})
     assert init.returncode != 0 and "nothing was changed" in init.stderr
 

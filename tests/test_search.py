@@ -117,11 +117,12 @@ def test_missing_database_gives_no_match(tmp_path):
 
 
 def plan(db, sql_file, params):
+    """The steps of a stage query's plan, as the sqlite3 shell with the
+    extension plans it (the queries use its functions and fix_standing)."""
     sql = (SQL / "search" / sql_file).read_text()
-    with connection(db) as conn:
-        # length_ratio is the extension's; the planner needs only its name.
-        conn.create_function("length_ratio", 2, lambda a, b: 1.0)
-        return [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, params)]
+    setting = [f".parameter set ?{i} {json.dumps(p) if isinstance(p, str) else p}" for i, p in enumerate(params, 1)]
+    out = sqlite(db, *setting, "EXPLAIN QUERY PLAN " + sql).stdout
+    return [line.lstrip("|`- ").strip() for line in out.splitlines()[1:] if line.strip()]
 
 
 def test_stage_queries_are_index_searches_not_scans(kb):
@@ -132,13 +133,17 @@ def test_stage_queries_are_index_searches_not_scans(kb):
     exact = plan(kb, "exact.sql", ["x", "x", "y"])
     prefix = plan(kb, "prefix.sql", ["x" * 30, "x" * 30 + "\xff", "x" * 40, 0.7, "x" * 30, "x" * 30 + "\xff", "x" * 40])
     candidates = plan(kb, "candidates.sql", [1])
+    standing = plan(kb, "fix_standing.sql", [1])
     assert "SEARCH error_kb_signatures USING COVERING INDEX idx_error_kb_signature (signature=?)" in exact
     assert "SEARCH kb USING COVERING INDEX idx_error_kb_error (error_normalized=?)" in exact
     assert "SEARCH error_kb_signatures USING COVERING INDEX idx_error_kb_signature (signature>? AND signature<?)" in prefix
     assert "SEARCH kb USING INDEX idx_error_kb_prefix (<expr>>? AND <expr><?)" in prefix
-    steps = exact + prefix + candidates
-    # (a "SCAN (subquery-N)" reads a subquery's few rows, not a table)
-    assert not [step for step in steps if step.startswith("SCAN") and not step.startswith("SCAN (subquery")], steps
+    steps = exact + prefix + candidates + standing
+    # (a "SCAN (subquery-N)" reads a subquery's few rows, not a table; "SCAN s
+    # VIRTUAL TABLE INDEX 1" is fix_standing called with its argument)
+    scans = [step for step in steps if step.startswith("SCAN") and not step.startswith("SCAN (subquery")
+             and "VIRTUAL TABLE INDEX 1:" not in step]
+    assert not scans, steps
     # a crowded prefix is read in the index's order and stops early: no sort
     assert not [step for step in prefix if "TEMP B-TREE" in step], prefix
 
@@ -184,5 +189,6 @@ def test_kb_search_columns_are_the_candidate_querys(kb):
     query = sqlite(kb, f"CREATE TEMP VIEW candidates AS {candidates.rstrip().rstrip(';')};",
                    "SELECT group_concat(name, ',') FROM pragma_table_info('candidates')").stdout.strip().split(",")
     assert table[:9] == query[:9]
-    assert table[9:] == ["stage", "distance", "fix_id", "headline", "other_fixes", "fix_uid", "origin", "other_fix"]
+    assert table[9:] == ["stage", "distance", "fix_id", "headline", "other_fixes", "fix_uid", "origin", "other_fix",
+                         "other_origin"]
     assert query[9:11] == ["fix_id", "headline"] and "fix_uid" in query and "origin" in query

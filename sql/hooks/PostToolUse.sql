@@ -141,25 +141,24 @@ LIMIT 1;
 -- 5. A file's history: the first time this agent reads a file in this
 -- session (or edits or writes it), the errors about it (their fix touched
 -- it, or their text names it: file_history_status, on paths relative to
--- the project), at most 3, newest first, each with its best fix. Left
--- out: an error whose fix is in the file as read already, a weak fix, one
--- that failed more often than it worked, one this agent was told. (Live
+-- the project), at most 3, newest first, each with its best fix
+-- (fix_standing). Left out: an error whose fix is in the file as read
+-- already, a fix not advised, one this agent was told. (Live
 -- only: learning from a transcript tells nothing.)
 CREATE TEMP TABLE history (fix_uid, headline, resolution, origin, ts);
 INSERT INTO temp.history
 SELECT fix_uid, headline, resolution, origin, ts
 FROM (SELECT f.uid AS fix_uid, f.error_headline AS headline, f.resolution, f.origin,
              coalesce(f.last_used, f.ts) AS ts,
-             row_number() OVER (PARTITION BY kb.id ORDER BY c.sessions DESC, c.uses DESC, f.ts DESC) AS rank
+             row_number() OVER (PARTITION BY kb.id
+                                ORDER BY s.own DESC, s.support DESC, s.sessions DESC, s.uses DESC, f.ts DESC) AS rank
       FROM (SELECT *, replace(redact_path(file_path), cwd || '/', '') AS file FROM temp.payload) AS p
       CROSS JOIN main.error_kb_files AS ef ON ef.file_name = path_basename(p.file)
       JOIN main.error_kb AS kb ON kb.id = ef.error_kb_id
-      JOIN main.fixes AS f ON f.error_kb_id = kb.id AND NOT f.weak
-      JOIN (SELECT fix_id, sum(sessions) AS sessions, sum(learned + advised) AS uses,
-                   sum(helped + learned) AS worked, sum(failed) AS failed
-            FROM main.fix_counts GROUP BY fix_id) AS c ON c.fix_id = f.id
+      JOIN main.fixes AS f ON f.error_kb_id = kb.id
+      JOIN fix_standing(f.id) AS s
       WHERE :event_ts IS NULL AND p.tool IN ('Read', 'Edit', 'Write', 'NotebookEdit')
-        AND c.failed <= c.worked
+        AND s.advisable
         -- checked against the file as read (or written), fetched only here
         AND file_history_status(kb.error_raw, f.resolution, p.file,
               coalesce(:file_content, :stdin ->> '$.tool_response.file.content', :stdin ->> '$.tool_input.content'))

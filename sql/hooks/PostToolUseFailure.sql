@@ -103,10 +103,10 @@ ON CONFLICT (fix_id, replica) DO UPDATE SET failed = failed + 1;
 -- fixes told) is not told again, nor counted as used again. At most one
 -- row: kb_search gives the best fix, and the next best (`other_fix`).
 CREATE TEMP TABLE hit (id, fix_id, fix_uid, stage, distance, headline, error_normalized, resolution, other_fix,
-                       other_fixes, origin);
+                       other_fixes, origin, other_origin);
 INSERT INTO temp.hit
 SELECT h.id, h.fix_id, h.fix_uid, h.stage, h.distance, h.headline, h.error_normalized, h.resolution, h.other_fix,
-       h.other_fixes, h.origin
+       h.other_fixes, h.origin, h.other_origin
 FROM temp.payload AS p, kb_search(p.error) AS h
 WHERE p.kind = 'error' AND :event_ts IS NULL
   AND NOT EXISTS (
@@ -153,5 +153,5 @@ SELECT json_object('hookSpecificOutput', json_object('hookEventName', 'PostToolU
                              THEN 'true' ELSE 'false' END),
            'team', json(CASE WHEN h.origin = 'team' THEN 'true' ELSE 'false' END),
            'headline', coalesce(nullif(h.headline, ''), h.error_normalized),
-           'fix', h.resolution, 'other', h.other_fix, 'others', h.other_fixes))))
+           'fix', h.resolution, 'other', h.other_fix, 'other_origin', h.other_origin, 'others', h.other_fixes))))
 FROM temp.hit AS h, temp.payload AS p;

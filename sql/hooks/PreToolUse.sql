@@ -33,20 +33,21 @@ failed AS MATERIALIZED (
   ORDER BY e.ts DESC, e.id DESC
   LIMIT 1),
 
--- Its best fix that may be told: not weak, not failing more often than it
--- worked (learned, or advised and followed), not told to this agent yet.
+-- Its best fix that may be told (fix_standing: advised, this machine's
+-- own first, then the most voices for it), not told to this agent yet.
 fix AS (
   SELECT f.uid, f.resolution, f.origin, failed.headline
   FROM failed
   JOIN main.error_kb AS kb ON kb.error_normalized = failed.error
-  JOIN main.fixes AS f ON f.error_kb_id = kb.id AND NOT f.weak
+  JOIN main.fixes AS f ON f.error_kb_id = kb.id
+  JOIN fix_standing(f.id) AS s
   CROSS JOIN p
-  WHERE (SELECT coalesce(sum(failed) - sum(helped) - sum(learned), 0) FROM main.fix_counts WHERE fix_id = f.id) <= 0
+  WHERE s.advisable
     AND NOT EXISTS (
       SELECT 1 FROM main.events AS e, json_each(e.data, '$.fixes') AS told
       WHERE e.session_id = p.session_id AND e.type = 'advice'
         AND coalesce(e.data ->> '$.agentId', '') = coalesce(p.agent_id, '') AND told.value = f.uid)
-  ORDER BY (SELECT sum(sessions) FROM main.fix_counts WHERE fix_id = f.id) DESC, f.ts DESC
+  ORDER BY s.own DESC, s.support DESC, s.sessions DESC, s.uses DESC, f.ts DESC
   LIMIT 1)
 
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)

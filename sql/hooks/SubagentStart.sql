@@ -27,10 +27,9 @@ CROSS JOIN (SELECT data ->> '$.error' AS error, max(data ->> '$.headline') AS he
             GROUP BY data ->> '$.error') AS e
 LEFT JOIN main.error_kb AS kb ON kb.error_normalized = e.error
 LEFT JOIN main.fixes AS f ON f.id = (
-  SELECT x.id FROM main.fixes AS x
-  WHERE x.error_kb_id = kb.id AND NOT x.weak
-    AND (SELECT coalesce(sum(failed) - sum(helped) - sum(learned), 0) FROM main.fix_counts WHERE fix_id = x.id) <= 0
-  ORDER BY (SELECT sum(sessions) FROM main.fix_counts WHERE fix_id = x.id) DESC, x.ts DESC
+  SELECT x.id FROM main.fixes AS x JOIN fix_standing(x.id) AS s
+  WHERE x.error_kb_id = kb.id AND s.advisable
+  ORDER BY s.own DESC, s.support DESC, s.sessions DESC, s.uses DESC, x.ts DESC
   LIMIT 1);
 
 -- Up to 3 claude_md rules from the newest analysis (this project's or a

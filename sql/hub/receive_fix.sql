@@ -1,25 +1,32 @@
--- A fix received from the hub, stored as a teammate's (origin 'team'):
--- redacted again and cut to size here, whatever the hub holds; an entry
--- or fix known here already stays as it is (the same uid, or the same
--- error, headline and fix). errkb sync runs it for each fix received.
---   :uid :project :error_key :signature :headline :resolution :ts
--- (:resolution is JSON; the caller has checked that it is, and its size)
-CREATE TEMP TABLE received (uid, project, error_key, signature, headline, resolution, fix_key, ts);
+-- A fix a teammate sent, as received from the hub: untrusted. Redacted
+-- again and cut to size here, whatever the hub holds (the caller has
+-- checked its fields' types and sizes). It is named by its content here
+-- (fix_uid of what is stored), not by the uid the sender gave it, so that
+-- no member can pass off other content as someone else's fix; the member
+-- who sent it is kept beside it (team_fixes), and a fix is ranked by how
+-- many members sent or confirmed it. Stored with origin 'team' unless this
+-- machine has it already. Nothing is stored of a member the owner removed,
+-- a copy that member withdrew, or a fix retracted here.
+--   :hub_uid :member :project :error_key :signature :headline :resolution :ts
+CREATE TEMP TABLE received (hub_uid, member, uid, project, error_key, signature, headline, resolution, fix_key, ts);
 INSERT INTO temp.received
-SELECT :uid, substr(redact_private(redact_secrets(:project)), 1, 200),
-       substr(redact_private(redact_secrets(:error_key)), 1, 400),
-       substr(redact_private(redact_secrets(:signature)), 1, 1000),
-       substr(redact_private(redact_secrets(:headline)), 1, 500),
-       r.resolution, fix_key(r.resolution), :ts
-FROM (SELECT CASE WHEN json_valid(redact_private(redact_secrets(:resolution)))
-                  THEN json(redact_private(redact_secrets(:resolution))) END AS resolution) AS r
-WHERE r.resolution IS NOT NULL AND json_type(r.resolution) = 'object'
-  AND NOT EXISTS (SELECT 1 FROM main.retracted_fixes WHERE uid = :uid)
-  AND NOT EXISTS (SELECT 1 FROM main.fixes WHERE uid = :uid);
+SELECT :hub_uid, :member, fix_uid(c.error_key, c.headline, fix_key(c.resolution)), c.project, c.error_key,
+       c.signature, c.headline, c.resolution, fix_key(c.resolution), :ts
+FROM (SELECT substr(redact_private(:project), 1, 200) AS project,
+             substr(redact_private(:error_key), 1, 400) AS error_key,
+             substr(redact_private(:signature), 1, 1000) AS signature,
+             substr(redact_private(:headline), 1, 500) AS headline,
+             CASE WHEN json_valid(redact_private(:resolution)) THEN json(redact_private(:resolution)) END AS resolution
+     ) AS c
+WHERE c.resolution IS NOT NULL AND json_type(c.resolution) = 'object' AND c.error_key <> ''
+  AND NOT EXISTS (SELECT 1 FROM main.hub_removed_members WHERE member = :member)
+  AND NOT EXISTS (SELECT 1 FROM main.hub_withdrawn WHERE hub_uid = :hub_uid AND member = :member);
+DELETE FROM temp.received
+WHERE uid IN (SELECT uid FROM main.retracted_fixes) OR hub_uid IN (SELECT uid FROM main.retracted_fixes);
 
 INSERT INTO main.error_kb (ts, error_normalized, error_raw, resolution, resolved_by, tool_sequence, use_count)
 SELECT ts, error_key, headline, resolution, resolution ->> '$.resolvedBy', resolution -> '$.toolSequence', 0
-FROM temp.received WHERE error_key <> ''
+FROM temp.received WHERE true
 ON CONFLICT(error_normalized) DO NOTHING;
 
 INSERT INTO main.error_kb_signatures (error_kb_id, signature)
@@ -30,6 +37,9 @@ ON CONFLICT(error_kb_id) DO NOTHING;
 INSERT OR IGNORE INTO main.fixes (uid, error_kb_id, error_headline, resolution, fix_key, weak, origin, project, ts)
 SELECT r.uid, kb.id, r.headline, r.resolution, r.fix_key, 0, 'team', r.project, r.ts
 FROM temp.received AS r JOIN main.error_kb AS kb ON kb.error_normalized = r.error_key;
+
+INSERT OR IGNORE INTO main.team_fixes (fix_id, member, hub_uid, ts)
+SELECT f.id, r.member, r.hub_uid, r.ts FROM temp.received AS r JOIN main.fixes AS f ON f.uid = r.uid;
 
 INSERT OR IGNORE INTO main.error_kb_files (file_name, error_kb_id)
 SELECT f.value, kb.id

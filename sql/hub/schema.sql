@@ -1,17 +1,28 @@
 -- The hub: a team's shared fixes, in a PostgreSQL database, schema errkb.
--- `errkb hub init URL` runs this file (idempotent, in one transaction,
--- under an advisory lock); `errkb sync` reads and writes these tables.
--- Only what is listed here ever leaves a laptop: no events, sessions,
--- transcripts, user names or absolute paths.
+-- `errkb hub init URL` runs this file as the database's owner (idempotent,
+-- in one transaction, under an advisory lock): it creates the schema, or
+-- upgrades an older one in place, keeping its rows. `errkb sync` reads and
+-- writes these tables as a member. Only what is listed here ever leaves a
+-- laptop: no events, sessions, transcripts, user names or absolute paths.
+--
+-- Who may do what (the server decides, not the laptops):
+--   - every member has a login of its own in role errkb_member; the server
+--     stamps each row with that login (`member`, session_user) and its
+--     own clock (`sent_at`), whatever the laptop sends;
+--   - row-level security: a member adds rows only as itself, changes and
+--     deletes only its own, writes counts only under its own name, and
+--     retracts only its own fixes;
+--   - the owner (who ran hub init, or a login in errkb_admin) may retract
+--     any fix for everyone and remove a member with all it sent
+--     (errkb.remove_member).
 --
 -- Every row carries `xid`, the id of the transaction that last wrote it
--- (pg_current_xact_id()). A receiver reads, in one snapshot, the rows with
--- cursor <= xid < the snapshot's xmin, the oldest transaction still
--- running: every transaction below it has ended, so nothing that commits
--- later can land behind the cursor, however late it commits. The next
--- cursor is that xmin. (A sequence would not do: values are taken before
--- commit, so a row with a smaller one can become visible after a receiver
--- has moved past it.)
+-- (pg_current_xact_id()). A receiver reads, in one snapshot, every row at
+-- or above its cursor; the next cursor is the oldest transaction that was
+-- still running in that snapshot (rows below it are final: nothing that
+-- commits later can land behind the cursor, however late it commits). A
+-- sequence would not do: values are taken before commit, so a row with a
+-- smaller one can become visible after a receiver has moved past it.
 
 CREATE SCHEMA IF NOT EXISTS errkb;
 
@@ -22,28 +33,50 @@ CREATE TABLE IF NOT EXISTS errkb.meta (
   value text NOT NULL
 );
 
--- One fix, as the replica that first sent it learned it. `uid` is the
--- same on every replica (a hash of the error's key, its headline and the
--- fix's key), so a fix sent twice, or learned on two laptops, is one row.
+-- The members' role, and the owner's helpers. Roles belong to the whole
+-- server: a second hub on it shares them.
+DO $$ BEGIN
+  CREATE ROLE errkb_member NOLOGIN;
+EXCEPTION WHEN duplicate_object THEN NULL;
+END $$;
+DO $$ BEGIN
+  CREATE ROLE errkb_admin NOLOGIN;
+EXCEPTION WHEN duplicate_object THEN NULL;
+END $$;
+
+-- Whether the logged-in user may act for the whole team: the schema's
+-- owner (and superusers), or a login in errkb_admin.
+CREATE OR REPLACE FUNCTION errkb.is_admin() RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
+  SELECT pg_has_role(session_user, (SELECT nspowner FROM pg_namespace WHERE nspname = 'errkb'), 'MEMBER')
+      OR pg_has_role(session_user, 'errkb_admin', 'MEMBER')
+$$;
+
+-- One fix, as one member sent it. `uid` is what the sending laptop calls
+-- the fix (a hash of the error's key, its headline and the fix's key): the
+-- same fix sent by two members is two rows, one each, so neither can
+-- replace, bury or speak for the other's. Receivers do not trust `uid`:
+-- they name what they store by its content.
 CREATE TABLE IF NOT EXISTS errkb.fixes (
-  uid text PRIMARY KEY CHECK (uid ~ '^[0-9a-f]{32}$'),
+  uid text NOT NULL CHECK (uid ~ '^[0-9a-f]{32}$'),
+  member text NOT NULL DEFAULT session_user,  -- who sent it: set by the server
+  replica text NOT NULL,          -- which of the member's laptops
   project text NOT NULL,          -- the git remote, normalised: github.com/acme/shop
   error_key text NOT NULL,        -- normalize_error() of the error
   signature text NOT NULL,        -- error_signature()
   headline text NOT NULL,         -- the identifying line, values kept
   resolution jsonb NOT NULL,      -- the fix: steps, edits (hunks), the command that worked
   fix_key text NOT NULL,
-  sent_by text NOT NULL,          -- the replica that sent it first
-  sent_at timestamptz NOT NULL DEFAULT now(),
-  xid xid8 NOT NULL DEFAULT pg_current_xact_id()
+  sent_at timestamptz NOT NULL DEFAULT now(),  -- set by the server
+  xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+  PRIMARY KEY (uid, member)
 );
-CREATE INDEX IF NOT EXISTS fixes_xid ON errkb.fixes (xid);
 
--- How often each replica learned, was told, and was helped or failed by
--- each fix: its own running totals. Only that replica writes its row, and
--- a write keeps the larger of old and new for each count, so a resend or
--- a stale concurrent send changes nothing. A fix's team count is the sum
--- of its rows.
+-- How often each laptop of each member learned, was told, and was helped
+-- or failed by each fix: its own running totals, written only by that
+-- member. A write keeps the larger of old and new for each count, so a
+-- resend or a stale concurrent send changes nothing. Receivers rank a fix
+-- by how many members learned it or were helped, not by these numbers.
 CREATE TABLE IF NOT EXISTS errkb.counts (
   uid text NOT NULL,
   replica text NOT NULL,
@@ -52,21 +85,271 @@ CREATE TABLE IF NOT EXISTS errkb.counts (
   advised bigint NOT NULL DEFAULT 0 CHECK (advised >= 0),
   helped bigint NOT NULL DEFAULT 0 CHECK (helped >= 0),
   failed bigint NOT NULL DEFAULT 0 CHECK (failed >= 0),
-  xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
-  PRIMARY KEY (uid, replica)
+  xid xid8 NOT NULL DEFAULT pg_current_xact_id()
 );
-CREATE INDEX IF NOT EXISTS counts_xid ON errkb.counts (xid);
 
--- Fixes someone retracted (errkb forget): removed from the hub, refused if
--- sent again, and removed on every replica that receives this row.
+-- Retracted fixes: `member`'s copy of `uid` withdrawn (its own, or, by the
+-- owner, anyone's), or everyone's when `member` is '' (only the owner).
+-- Kept for good: what was retracted is refused if sent again, and removed
+-- on every laptop that receives the row.
 CREATE TABLE IF NOT EXISTS errkb.retractions (
-  uid text PRIMARY KEY,
-  replica text NOT NULL,
+  uid text NOT NULL,
   retracted_at timestamptz NOT NULL DEFAULT now(),
   xid xid8 NOT NULL DEFAULT pg_current_xact_id()
 );
-CREATE INDEX IF NOT EXISTS retractions_xid ON errkb.retractions (xid);
 
-INSERT INTO errkb.meta (key, value) VALUES ('schema_version', '1')
+-- Members the owner removed (errkb.remove_member): what they sent is gone
+-- from the hub, and every laptop drops it at its next sync.
+CREATE TABLE IF NOT EXISTS errkb.removed_members (
+  member text PRIMARY KEY,
+  removed_by text NOT NULL DEFAULT session_user,
+  removed_at timestamptz NOT NULL DEFAULT now(),
+  xid xid8 NOT NULL DEFAULT pg_current_xact_id()
+);
+
+-- Schema 1 knew laptops, not members: its rows name the sending replica.
+-- Upgraded, they belong to 'replica:<id>' until that laptop's first sync
+-- as a member claims them (errkb.claim_replica): the member it logs in as
+-- is then known. One claim per replica, first come.
+CREATE TABLE IF NOT EXISTS errkb.replica_claims (
+  replica text PRIMARY KEY,
+  member text NOT NULL,
+  claimed_at timestamptz NOT NULL DEFAULT now(),
+  xid xid8 NOT NULL DEFAULT pg_current_xact_id()
+);
+
+-- ---- Upgrade from schema 1, in place --------------------------------------
+-- (Each step does nothing on a hub made at schema 2.)
+ALTER TABLE errkb.fixes ADD COLUMN IF NOT EXISTS member text;
+ALTER TABLE errkb.fixes ADD COLUMN IF NOT EXISTS replica text;
+DO $$ BEGIN
+  IF EXISTS (SELECT 1 FROM information_schema.columns
+             WHERE table_schema = 'errkb' AND table_name = 'fixes' AND column_name = 'sent_by') THEN
+    UPDATE errkb.fixes SET member = 'replica:' || sent_by, replica = sent_by WHERE member IS NULL;
+    ALTER TABLE errkb.fixes DROP COLUMN sent_by;
+    ALTER TABLE errkb.fixes DROP CONSTRAINT IF EXISTS fixes_pkey;
+    ALTER TABLE errkb.fixes ADD PRIMARY KEY (uid, member);
+  END IF;
+END $$;
+ALTER TABLE errkb.fixes ALTER COLUMN member SET DEFAULT session_user, ALTER COLUMN member SET NOT NULL,
+                        ALTER COLUMN replica SET NOT NULL;
+
+ALTER TABLE errkb.counts ADD COLUMN IF NOT EXISTS member text;
+UPDATE errkb.counts SET member = 'replica:' || replica WHERE member IS NULL;
+ALTER TABLE errkb.counts ALTER COLUMN member SET DEFAULT session_user, ALTER COLUMN member SET NOT NULL;
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'counts_member_pkey') THEN
+    ALTER TABLE errkb.counts DROP CONSTRAINT IF EXISTS counts_pkey;
+    ALTER TABLE errkb.counts ADD CONSTRAINT counts_member_pkey PRIMARY KEY (uid, member, replica);
+  END IF;
+END $$;
+
+-- Schema 1's retractions removed a fix for everyone, and kept the sender's
+-- replica: they stay retractions for everyone.
+ALTER TABLE errkb.retractions ADD COLUMN IF NOT EXISTS member text;
+ALTER TABLE errkb.retractions ADD COLUMN IF NOT EXISTS retracted_by text;
+DO $$ BEGIN
+  IF EXISTS (SELECT 1 FROM information_schema.columns
+             WHERE table_schema = 'errkb' AND table_name = 'retractions' AND column_name = 'replica') THEN
+    UPDATE errkb.retractions SET member = '', retracted_by = 'replica:' || replica WHERE member IS NULL;
+    ALTER TABLE errkb.retractions DROP COLUMN replica;
+  END IF;
+END $$;
+ALTER TABLE errkb.retractions ALTER COLUMN member SET NOT NULL,
+                              ALTER COLUMN retracted_by SET DEFAULT session_user,
+                              ALTER COLUMN retracted_by SET NOT NULL;
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'retractions_member_pkey') THEN
+    ALTER TABLE errkb.retractions DROP CONSTRAINT IF EXISTS retractions_pkey;
+    ALTER TABLE errkb.retractions ADD CONSTRAINT retractions_member_pkey PRIMARY KEY (uid, member);
+  END IF;
+END $$;
+
+-- Sizes: nothing errkb sends comes near these; a row past them is not a
+-- fix. (NOT VALID: rows stored before are left as they are; receivers
+-- check every row anyway.)
+DO $$ BEGIN
+  ALTER TABLE errkb.fixes ADD CONSTRAINT fixes_size CHECK (
+    octet_length(project) <= 400 AND octet_length(error_key) <= 1000 AND octet_length(signature) <= 2000
+    AND octet_length(headline) <= 2000 AND octet_length(fix_key) <= 4000 AND octet_length(replica) <= 64
+    AND octet_length(resolution::text) <= 65536) NOT VALID;
+EXCEPTION WHEN duplicate_object THEN NULL;
+END $$;
+DO $$ BEGIN
+  ALTER TABLE errkb.counts ADD CONSTRAINT counts_size CHECK (
+    octet_length(uid) <= 64 AND octet_length(replica) <= 64
+    AND greatest(learned, sessions, advised, helped, failed) <= 1000000) NOT VALID;
+EXCEPTION WHEN duplicate_object THEN NULL;
+END $$;
+
+CREATE INDEX IF NOT EXISTS fixes_xid ON errkb.fixes (xid);
+CREATE INDEX IF NOT EXISTS counts_xid ON errkb.counts (xid);
+CREATE INDEX IF NOT EXISTS retractions_xid ON errkb.retractions (xid);
+CREATE INDEX IF NOT EXISTS removed_members_xid ON errkb.removed_members (xid);
+CREATE INDEX IF NOT EXISTS replica_claims_xid ON errkb.replica_claims (xid);
+CREATE INDEX IF NOT EXISTS fixes_member ON errkb.fixes (member);
+CREATE INDEX IF NOT EXISTS counts_member ON errkb.counts (member);
+
+-- ---- The server says who and when ------------------------------------------
+-- Whatever a laptop (or a member with psql) puts in these columns, the row
+-- is stamped with the login that wrote it, the server's clock and the
+-- writing transaction.
+CREATE OR REPLACE FUNCTION errkb.stamp() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+BEGIN
+  IF TG_TABLE_NAME IN ('fixes', 'counts') THEN
+    NEW.member := session_user;
+  END IF;
+  IF TG_TABLE_NAME = 'fixes' THEN
+    NEW.sent_at := now();
+  ELSIF TG_TABLE_NAME = 'retractions' THEN
+    NEW.retracted_by := session_user;
+    NEW.retracted_at := now();
+  ELSIF TG_TABLE_NAME = 'removed_members' THEN
+    NEW.removed_by := session_user;
+    NEW.removed_at := now();
+  END IF;
+  NEW.xid := pg_current_xact_id();
+  RETURN NEW;
+END $$;
+
+DROP TRIGGER IF EXISTS stamp ON errkb.fixes;
+CREATE TRIGGER stamp BEFORE INSERT ON errkb.fixes FOR EACH ROW EXECUTE FUNCTION errkb.stamp();
+DROP TRIGGER IF EXISTS stamp ON errkb.counts;
+CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON errkb.counts FOR EACH ROW EXECUTE FUNCTION errkb.stamp();
+DROP TRIGGER IF EXISTS stamp ON errkb.retractions;
+CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON errkb.retractions FOR EACH ROW EXECUTE FUNCTION errkb.stamp();
+DROP TRIGGER IF EXISTS stamp ON errkb.removed_members;
+CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON errkb.removed_members FOR EACH ROW EXECUTE FUNCTION errkb.stamp();
+
+-- A fix deleted from the hub by hand (by its member, or by the owner) is
+-- withdrawn on the laptops too: the deletion leaves a retraction of that
+-- member's copy, which they receive.
+CREATE OR REPLACE FUNCTION errkb.withdraw_deleted() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+BEGIN
+  INSERT INTO errkb.retractions (uid, member) VALUES (OLD.uid, OLD.member) ON CONFLICT DO NOTHING;
+  RETURN OLD;
+END $$;
+DROP TRIGGER IF EXISTS withdraw_deleted ON errkb.fixes;
+CREATE TRIGGER withdraw_deleted AFTER DELETE ON errkb.fixes FOR EACH ROW EXECUTE FUNCTION errkb.withdraw_deleted();
+
+-- ---- Row-level security ----------------------------------------------------
+-- (The schema's owner is not subject to it; members are.)
+CREATE OR REPLACE FUNCTION errkb.may_write() RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
+  SELECT NOT EXISTS (SELECT 1 FROM errkb.removed_members WHERE member = session_user)
+$$;
+CREATE OR REPLACE FUNCTION errkb.is_retracted(fix text, sender text) RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
+  SELECT EXISTS (SELECT 1 FROM errkb.retractions WHERE uid = fix AND member IN ('', sender))
+$$;
+
+ALTER TABLE errkb.fixes ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS read ON errkb.fixes;
+CREATE POLICY read ON errkb.fixes FOR SELECT USING (true);
+DROP POLICY IF EXISTS add ON errkb.fixes;
+CREATE POLICY add ON errkb.fixes FOR INSERT
+  WITH CHECK (member = session_user AND errkb.may_write() AND NOT errkb.is_retracted(uid, member));
+DROP POLICY IF EXISTS remove ON errkb.fixes;
+CREATE POLICY remove ON errkb.fixes FOR DELETE USING (member = session_user OR errkb.is_admin());
+
+ALTER TABLE errkb.counts ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS read ON errkb.counts;
+CREATE POLICY read ON errkb.counts FOR SELECT USING (true);
+DROP POLICY IF EXISTS add ON errkb.counts;
+CREATE POLICY add ON errkb.counts FOR INSERT WITH CHECK (member = session_user AND errkb.may_write());
+DROP POLICY IF EXISTS change ON errkb.counts;
+CREATE POLICY change ON errkb.counts FOR UPDATE USING (member = session_user)
+  WITH CHECK (member = session_user AND errkb.may_write());
+DROP POLICY IF EXISTS remove ON errkb.counts;
+CREATE POLICY remove ON errkb.counts FOR DELETE USING (member = session_user OR errkb.is_admin());
+
+ALTER TABLE errkb.retractions ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS read ON errkb.retractions;
+CREATE POLICY read ON errkb.retractions FOR SELECT USING (true);
+DROP POLICY IF EXISTS add ON errkb.retractions;
+CREATE POLICY add ON errkb.retractions FOR INSERT
+  WITH CHECK (retracted_by = session_user AND errkb.may_write() AND (member = session_user OR errkb.is_admin()));
+
+ALTER TABLE errkb.removed_members ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS read ON errkb.removed_members;
+CREATE POLICY read ON errkb.removed_members FOR SELECT USING (true);
+DROP POLICY IF EXISTS add ON errkb.removed_members;
+CREATE POLICY add ON errkb.removed_members FOR INSERT WITH CHECK (errkb.is_admin());
+
+ALTER TABLE errkb.replica_claims ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS read ON errkb.replica_claims;
+CREATE POLICY read ON errkb.replica_claims FOR SELECT USING (true);
+
+-- ---- The owner's commands ----------------------------------------------------
+-- Remove a member and everything it sent; laptops drop it at their next
+-- sync. Its login loses errkb_member where this login may revoke it.
+--   SELECT errkb.remove_member('mallory');
+CREATE OR REPLACE FUNCTION errkb.remove_member(name text) RETURNS text
+LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+DECLARE
+  fixes bigint;
+BEGIN
+  IF NOT errkb.is_admin() THEN
+    RAISE EXCEPTION 'only the hub''s owner (or a login in errkb_admin) can remove a member';
+  END IF;
+  INSERT INTO errkb.removed_members (member) VALUES (name)
+  ON CONFLICT (member) DO UPDATE SET removed_at = now();
+  DELETE FROM errkb.fixes WHERE member = name;
+  GET DIAGNOSTICS fixes = ROW_COUNT;
+  DELETE FROM errkb.counts WHERE member = name;
+  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = name) THEN
+    BEGIN
+      EXECUTE format('REVOKE errkb_member FROM %I', name);
+    EXCEPTION WHEN insufficient_privilege THEN
+      RETURN format('removed %s (%s fixes); its login is still in errkb_member: REVOKE errkb_member FROM %I', name, fixes, name);
+    END;
+  END IF;
+  RETURN format('removed %s (%s fixes)', name, fixes);
+END $$;
+
+-- A laptop's first sync as a member claims the rows schema 1 stored under
+-- its replica id (first come; the claim is a row everyone receives).
+CREATE OR REPLACE FUNCTION errkb.claim_replica(r text) RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+DECLARE
+  owner text;
+BEGIN
+  IF NOT errkb.may_write() OR r IS NULL OR r = '' THEN
+    RETURN NULL;
+  END IF;
+  IF EXISTS (SELECT 1 FROM errkb.fixes WHERE member = 'replica:' || r)
+     OR EXISTS (SELECT 1 FROM errkb.counts WHERE member = 'replica:' || r) THEN
+    INSERT INTO errkb.replica_claims (replica, member) VALUES (r, session_user) ON CONFLICT DO NOTHING;
+  END IF;
+  SELECT member INTO owner FROM errkb.replica_claims WHERE replica = r;
+  IF owner = session_user THEN
+    DELETE FROM errkb.fixes AS l WHERE l.member = 'replica:' || r
+      AND EXISTS (SELECT 1 FROM errkb.fixes AS n WHERE n.uid = l.uid AND n.member = session_user);
+    UPDATE errkb.fixes SET member = session_user, xid = pg_current_xact_id() WHERE member = 'replica:' || r;
+    -- (counts: the stamp trigger names the member)
+    DELETE FROM errkb.counts AS l WHERE l.member = 'replica:' || r
+      AND EXISTS (SELECT 1 FROM errkb.counts AS n WHERE n.uid = l.uid AND n.member = session_user AND n.replica = l.replica);
+    UPDATE errkb.counts SET member = session_user WHERE member = 'replica:' || r;
+  END IF;
+  RETURN owner;
+END $$;
+REVOKE ALL ON FUNCTION errkb.claim_replica(text) FROM PUBLIC;
+
+-- ---- What members may touch --------------------------------------------------
+GRANT USAGE ON SCHEMA errkb TO errkb_member, errkb_admin;
+GRANT SELECT ON errkb.meta, errkb.fixes, errkb.counts, errkb.retractions, errkb.removed_members,
+                errkb.replica_claims TO errkb_member, errkb_admin;
+GRANT INSERT, DELETE ON errkb.fixes TO errkb_member, errkb_admin;
+GRANT INSERT, UPDATE, DELETE ON errkb.counts TO errkb_member, errkb_admin;
+GRANT INSERT ON errkb.retractions TO errkb_member, errkb_admin;
+GRANT INSERT, UPDATE ON errkb.removed_members TO errkb_admin;
+GRANT EXECUTE ON FUNCTION errkb.claim_replica(text) TO errkb_member;
+-- (schema 1 let members update and delete anything: taken back)
+REVOKE UPDATE ON errkb.fixes FROM errkb_member;
+REVOKE UPDATE, DELETE ON errkb.retractions FROM errkb_member;
+
+INSERT INTO errkb.meta (key, value) VALUES ('schema_version', '2')
 ON CONFLICT (key) DO UPDATE SET value = excluded.value
 WHERE errkb.meta.value::int < excluded.value::int;

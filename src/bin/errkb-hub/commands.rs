@@ -1,10 +1,11 @@
-//! `errkb hub init|join|leave|status`, `errkb sync`, `errkb forget`, and
-//! the sync the end-of-session job and `errkb learn` run (`errkb-hub sync
-//! --if-due`): a team's fixes shared through its PostgreSQL hub (see
-//! `crate::hub`).
+//! `errkb hub init|join|leave|status|remove-member|retract`, `errkb sync`,
+//! `errkb forget`, and the sync the end-of-session job and `errkb learn`
+//! run (`errkb-hub sync --if-due`): a team's fixes shared through its
+//! PostgreSQL hub (see `crate::hub`).
 
-use std::io::Write;
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
@@ -13,7 +14,7 @@ use serde_json::{json, Value};
 use crate::hub::client::{Described, Hub};
 use crate::hub::conninfo::Conninfo;
 use crate::hub::project::Selection;
-use crate::hub::sync::{self, State, HUB_GRANTS_SQL, HUB_SCHEMA_SQL, HUB_SCHEMA_VERSION};
+use crate::hub::sync::{self, State, HUB_SCHEMA_SQL, HUB_SCHEMA_VERSION};
 use crate::runtime::{config_file, db};
 
 /// The hub config.json names (`"hub": {"url", "projects", "exclude"}`), if any.
@@ -29,6 +30,36 @@ fn joined() -> Result<Option<(Conninfo, Selection)>> {
     Ok(Some((Conninfo::parse(url)?, Selection::from_config(hub))))
 }
 
+/// A hub URL as given: `-` reads it from standard input (one line), so
+/// that a URL with a password never appears on a command line, where
+/// every user of the machine can read it (`ps`).
+pub fn url_argument(url: &str) -> Result<String> {
+    if url != "-" {
+        return Ok(url.to_owned());
+    }
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .context("cannot read the hub's URL from standard input")?;
+    let line = line.trim();
+    if line.is_empty() {
+        bail!("no URL on standard input (errkb hub join - reads one line: postgresql://USER@HOST/DB)");
+    }
+    Ok(line.to_owned())
+}
+
+/// The URL the owner's commands use: the one given, else the joined hub's.
+fn owner_url(url: Option<&str>) -> Result<Conninfo> {
+    match url {
+        Some(url) => Conninfo::parse(&url_argument(url)?),
+        None => match joined()? {
+            Some((info, _)) => Ok(info),
+            None => bail!("not joined to a hub: give the hub's URL with --url (as its owner)"),
+        },
+    }
+}
+
 /// A password given in the URL is used for this command and never stored.
 fn password_note(info: &Conninfo, out: &mut impl Write) -> Result<()> {
     if info.password_in_url {
@@ -42,11 +73,26 @@ fn password_note(info: &Conninfo, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-/// `errkb hub init URL`: create or upgrade the hub's schema.
+/// `errkb hub init URL`: create or upgrade the hub's schema, roles and
+/// row-level security, as the database's owner.
 pub fn init(url: &str, out: &mut impl Write) -> Result<ExitCode> {
-    let info = Conninfo::parse(url)?;
+    let info = Conninfo::parse(&url_argument(url)?)?;
     let mut hub = Hub::connect(&info)?;
-    let version = hub.with(None, async |c| {
+    let version = hub.with(async |c| {
+        // Every text on the hub is UTF-8 only if the database says so:
+        // SQL_ASCII stores any bytes, and a row of them could fail every
+        // laptop's sync.
+        let encoding: String = c
+            .query_one("SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE datname = current_database()", &[])
+            .await
+            .described()?
+            .get(0);
+        if encoding != "UTF8" {
+            return Err(anyhow::anyhow!(
+                "the database's encoding is {encoding}: a hub needs UTF8 (nothing was changed). Create one with \
+                 CREATE DATABASE team ENCODING 'UTF8' TEMPLATE template0, and run errkb hub init on it"
+            ));
+        }
         let tx = c.transaction().await.described()?;
         // one init at a time; concurrent ones wait here
         tx.execute("SELECT pg_advisory_xact_lock(hashtext('errkb hub schema'))", &[])
@@ -73,14 +119,24 @@ pub fn init(url: &str, out: &mut impl Write) -> Result<ExitCode> {
                 ));
             }
         }
-        tx.batch_execute(HUB_SCHEMA_SQL).await.described()?;
+        tx.batch_execute(HUB_SCHEMA_SQL).await.map_err(|e| {
+            let said = crate::hub::client::describe(&e);
+            if said.contains("permission denied to create role") {
+                anyhow::anyhow!(
+                    "{said}: errkb hub init makes the roles errkb_member and errkb_admin, which needs a login \
+                     with CREATEROLE (the database's owner on managed services has it); nothing was changed"
+                )
+            } else {
+                anyhow::anyhow!(said)
+            }
+        })?;
         tx.commit().await.described()?;
         Ok(existing)
     })?;
     match version {
         Some(v) => writeln!(
             out,
-            "hub at {} is at schema {HUB_SCHEMA_VERSION} (was {v})",
+            "hub at {} is at schema {HUB_SCHEMA_VERSION} (was {v}; its fixes and counts are kept)",
             info.display
         )?,
         None => writeln!(
@@ -91,9 +147,14 @@ pub fn init(url: &str, out: &mut impl Write) -> Result<ExitCode> {
     }
     writeln!(
         out,
-        "\nFor each teammate, a login with only what errkb needs (run as the database's owner):\n\n{}\
-         \nThen, on each laptop: errkb hub join postgresql://<login>@{}:{}/{}?sslmode=verify-full",
-        HUB_GRANTS_SQL, info.host, info.port, info.dbname
+        "\nEach teammate gets a login of their own (run as the database's owner, e.g. in psql):\n\n  \
+         CREATE ROLE alice LOGIN PASSWORD '…' IN ROLE errkb_member;\n  \
+         GRANT CONNECT ON DATABASE {} TO errkb_member;\n\
+         \nThen, on each laptop: errkb hub join postgresql://alice@{}:{}/{}\n\
+         (the password in ~/.pgpass or PGPASSWORD, never on the command line).\n\
+         \nAs the owner: errkb hub retract FIX --url URL retracts a fix for everyone, and\n\
+         errkb hub remove-member NAME --url URL removes a member with all it sent.",
+        info.dbname, info.host, info.port, info.dbname
     )?;
     password_note(&info, out)?;
     Ok(ExitCode::SUCCESS)
@@ -101,9 +162,10 @@ pub fn init(url: &str, out: &mut impl Write) -> Result<ExitCode> {
 
 /// `errkb hub join URL`: follow the hub from now on, and sync once.
 pub fn join(db_path: &Path, url: &str, out: &mut impl Write) -> Result<ExitCode> {
-    let info = Conninfo::parse(url)?;
+    let info = Conninfo::parse(&url_argument(url)?)?;
     let mut hub = Hub::connect(&info)?;
     sync::check_hub_schema(&mut hub)?;
+    let _lock = sync_lock(db_path, Wait::Yes)?;
     let mut config = config_file::read()?;
     let mut entry = config
         .get("hub")
@@ -115,16 +177,24 @@ pub fn join(db_path: &Path, url: &str, out: &mut impl Write) -> Result<ExitCode>
     config_file::write(&config)?;
     let conn = db::open(db_path, db::Access::ReadWrite)?;
     let state = State::join(&conn, &info.display)?;
+    let report = sync::sync(&conn, &mut hub, &state, &Selection::from_config(&Value::Object(entry)));
+    let report = match report {
+        Ok(report) => report,
+        Err(e) => {
+            State::record_failure(&conn, &format!("{e:#}"))?;
+            return Err(e);
+        }
+    };
     writeln!(
         out,
-        "joined {} as replica {}; every project with a git remote is shared (\"projects\" or \"exclude\" \
+        "joined {} as {} (replica {}); every project with a git remote is shared (\"projects\" or \"exclude\" \
          under \"hub\" in {} narrow that)",
         info.display,
+        report.member,
         &state.replica[..8],
         config_file::path()?.display()
     )?;
     password_note(&info, out)?;
-    let report = sync::sync(&conn, &mut hub, &state, &Selection::from_config(&Value::Object(entry)))?;
     writeln!(out, "synced: {report}")?;
     Ok(ExitCode::SUCCESS)
 }
@@ -147,7 +217,8 @@ pub fn leave(out: &mut impl Write) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `errkb hub status`: reachable, last sync, waiting to send.
+/// `errkb hub status`: reachable, who this laptop is there, the last sync,
+/// what waits to be sent, and what was refused of what was received.
 pub fn status(db_path: &Path, out: &mut impl Write) -> Result<ExitCode> {
     let Some((info, selection)) = joined()? else {
         writeln!(out, "not joined to a hub (errkb hub join URL)")?;
@@ -155,21 +226,38 @@ pub fn status(db_path: &Path, out: &mut impl Write) -> Result<ExitCode> {
     };
     let conn = db::open(db_path, db::Access::ReadWrite)?;
     let state = State::load(&conn)?;
-    let reachable = Hub::connect(&info).and_then(|mut hub| sync::check_hub_schema(&mut hub));
+    let reachable = Hub::connect(&info).and_then(|mut hub| {
+        let version = sync::check_hub_schema(&mut hub)?;
+        let (member, may_write) = hub.with(async |c| {
+            let row = c
+                .query_one("SELECT session_user::text, errkb.may_write()", &[])
+                .await
+                .described()?;
+            Ok((row.get::<_, String>(0), row.get::<_, bool>(1)))
+        })?;
+        if !may_write {
+            bail!("the hub's owner removed {member} from the team");
+        }
+        Ok((version, member))
+    });
     match &reachable {
-        Ok(v) => writeln!(out, "hub        {} (reachable, schema {v})", info.display)?,
+        Ok((v, member)) => writeln!(out, "hub        {} (reachable, schema {v}, as {member})", info.display)?,
         Err(e) => writeln!(out, "hub        {} (unreachable: {e:#})", info.display)?,
     }
     if let Some(state) = &state {
         writeln!(out, "replica    {}", state.replica)?;
         writeln!(out, "last sync  {}", state.last_sync.as_deref().unwrap_or("never"))?;
         if let Some(error) = &state.last_error {
-            writeln!(
-                out,
-                "failing    {} time(s) in a row: {error}; next try {}",
-                state.failures,
-                state.next_try.as_deref().unwrap_or("now")
-            )?;
+            if state.failures > 0 {
+                writeln!(
+                    out,
+                    "failing    {} time(s) in a row: {error}; next try {}",
+                    state.failures,
+                    state.next_try.as_deref().unwrap_or("now")
+                )?;
+            } else {
+                writeln!(out, "note       {error}")?;
+            }
         }
     }
     let (fixes, counts, retractions) = sync::waiting(&conn, &selection)?;
@@ -177,6 +265,26 @@ pub fn status(db_path: &Path, out: &mut impl Write) -> Result<ExitCode> {
         out,
         "waiting    {fixes} fixes, {counts} counts, {retractions} retractions to send"
     )?;
+    let refused: i64 = conn.query_row("SELECT count(*) FROM hub_refused", [], |r| r.get(0))?;
+    if refused > 0 {
+        writeln!(out, "refused    {refused} rows received from the hub were not stored; the newest:")?;
+        let mut stmt = conn.prepare(
+            "SELECT ts, coalesce(member, '?'), coalesce(hub_uid, '?'), reason FROM hub_refused ORDER BY id DESC LIMIT 5",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            writeln!(
+                out,
+                "  {} from {}, fix {}: {}",
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?
+            )?;
+        }
+    } else {
+        writeln!(out, "refused    none")?;
+    }
     Ok(if reachable.is_ok() {
         ExitCode::SUCCESS
     } else {
@@ -184,14 +292,50 @@ pub fn status(db_path: &Path, out: &mut impl Write) -> Result<ExitCode> {
     })
 }
 
+/// Whether a sync that finds another running waits for it.
+#[derive(PartialEq)]
+enum Wait {
+    Yes,
+    No,
+}
+
+/// One sync per knowledge base at a time: the lock file beside it, held
+/// for the whole sync. A background sync that finds it held does nothing
+/// (the running one does the work); one asked for waits its turn. `None`:
+/// held by another, and not waited for.
+fn sync_lock(db_path: &Path, wait: Wait) -> Result<Option<File>> {
+    let mut name = db_path.as_os_str().to_owned();
+    name.push(".sync.lock");
+    let path = PathBuf::from(name);
+    if let Some(folder) = path.parent() {
+        // (the process's umask keeps it private)
+        std::fs::create_dir_all(folder).with_context(|| format!("cannot create {}", folder.display()))?;
+    }
+    let file = File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) if wait == Wait::No => Ok(None),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            eprintln!("errkb: another sync of this knowledge base is running; waiting for it");
+            file.lock().context("cannot wait for the other sync")?;
+            Ok(Some(file))
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(e).with_context(|| format!("cannot lock {}", path.display())),
+    }
+}
+
 /// `errkb sync`: send, then receive. `if_due`: only when the last failure's
-/// wait is over (the background runs), quietly when not joined.
+/// wait is over and no other sync runs (the background runs), quietly when
+/// not joined.
 pub fn run_sync(db_path: &Path, if_due: bool, out: &mut impl Write) -> Result<ExitCode> {
     let Some((info, selection)) = joined()? else {
         if if_due {
             return Ok(ExitCode::SUCCESS);
         }
         bail!("not joined to a hub: errkb hub join URL");
+    };
+    let Some(_lock) = sync_lock(db_path, if if_due { Wait::No } else { Wait::Yes })? else {
+        return Ok(ExitCode::SUCCESS);
     };
     let conn = db::open(db_path, db::Access::ReadWrite)?;
     let state = State::join(&conn, &info.display)?;
@@ -204,7 +348,7 @@ pub fn run_sync(db_path: &Path, if_due: bool, out: &mut impl Write) -> Result<Ex
     });
     match outcome {
         Ok(report) => {
-            writeln!(out, "synced with {}: {report}", info.display)?;
+            writeln!(out, "synced with {} as {}: {report}", info.display, report.member)?;
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
@@ -218,7 +362,9 @@ pub fn run_sync(db_path: &Path, if_due: bool, out: &mut impl Write) -> Result<Ex
     }
 }
 
-/// `errkb forget FIX`: retract a fix here, and for the team at the next sync.
+/// `errkb forget FIX`: retract a fix here (never advised, learned or
+/// received again), and withdraw this member's copy from the hub at the
+/// next sync.
 pub fn forget(db_path: &Path, fix: &str, out: &mut impl Write) -> Result<ExitCode> {
     let conn = db::open(db_path, db::Access::ReadWrite)?;
     let uid = sync::forget(&conn, fix)?;
@@ -226,9 +372,74 @@ pub fn forget(db_path: &Path, fix: &str, out: &mut impl Write) -> Result<ExitCod
     writeln!(out, "forgot fix {uid}: it is never advised again here")?;
     if joined()?.is_some() {
         match run_sync(db_path, false, &mut std::io::sink()) {
-            Ok(_) => writeln!(out, "and the team's hub has the retraction")?,
-            Err(e) => writeln!(out, "the team's hub gets the retraction at the next sync ({e:#})")?,
+            Ok(_) => writeln!(out, "and the team's hub no longer has it from you")?,
+            Err(e) => writeln!(out, "the team's hub hears of it at the next sync ({e:#})")?,
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `errkb hub retract FIX`: the hub's owner retracts a fix for everyone
+/// (every member's copy; every laptop drops it at its next sync, and it is
+/// never sent or received again). FIX: a fix's id or uid here, or a uid
+/// on the hub.
+pub fn retract(db_path: &Path, fix: &str, url: Option<&str>, out: &mut impl Write) -> Result<ExitCode> {
+    let info = owner_url(url)?;
+    let hub_uids = match db::open(db_path, db::Access::ReadWrite)
+        .ok()
+        .and_then(|conn| sync::fix_uids(&conn, fix).ok())
+    {
+        Some((_, uids)) => uids,
+        None if fix.len() == 32 && fix.bytes().all(|b| b.is_ascii_hexdigit()) => vec![fix.to_ascii_lowercase()],
+        None => bail!("no fix {fix} here (errkb search --json shows a fix's id; a hub uid works too)"),
+    };
+    let mut hub = Hub::connect(&info)?;
+    sync::check_hub_schema(&mut hub)?;
+    let removed = hub.with(async |c| {
+        let tx = c.transaction().await.described()?;
+        let admin: bool = tx.query_one("SELECT errkb.is_admin()", &[]).await.described()?.get(0);
+        if !admin {
+            return Err(anyhow::anyhow!(
+                "only the hub's owner (or a login in errkb_admin) retracts a fix for everyone; \
+                 errkb forget FIX withdraws your own copy"
+            ));
+        }
+        tx.execute(
+            "INSERT INTO errkb.retractions (uid, member) SELECT u, '' FROM unnest($1::text[]) AS u ON CONFLICT DO NOTHING",
+            &[&hub_uids],
+        )
+        .await
+        .described()?;
+        tx.execute("DELETE FROM errkb.counts WHERE uid = ANY($1)", &[&hub_uids])
+            .await
+            .described()?;
+        let removed = tx
+            .execute("DELETE FROM errkb.fixes WHERE uid = ANY($1)", &[&hub_uids])
+            .await
+            .described()?;
+        tx.commit().await.described()?;
+        Ok(removed)
+    })?;
+    writeln!(
+        out,
+        "retracted {} for everyone ({removed} copies removed from the hub); every laptop drops it at its next sync",
+        hub_uids.join(", ")
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `errkb hub remove-member NAME`: the hub's owner removes a member and
+/// everything it sent; every laptop drops that at its next sync.
+pub fn remove_member(name: &str, url: Option<&str>, out: &mut impl Write) -> Result<ExitCode> {
+    let info = owner_url(url)?;
+    let mut hub = Hub::connect(&info)?;
+    sync::check_hub_schema(&mut hub)?;
+    let said: String = hub.with(async |c| {
+        Ok(c.query_one("SELECT errkb.remove_member($1)", &[&name])
+            .await
+            .described()?
+            .get(0))
+    })?;
+    writeln!(out, "{said}; every laptop drops what it sent at its next sync")?;
     Ok(ExitCode::SUCCESS)
 }

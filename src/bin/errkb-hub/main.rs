@@ -38,16 +38,20 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Create or upgrade the hub's schema in a PostgreSQL database (as its
-    /// owner), and print the grants for the team's members
+    /// Create or upgrade the hub in a PostgreSQL database (as its owner):
+    /// the schema, the members' role and what each member may do
     Init {
-        /// postgresql://USER@HOST:PORT/DBNAME?sslmode=verify-full (a password
-        /// here is used once, never stored: use ~/.pgpass or PGPASSWORD)
+        /// postgresql://USER@HOST:PORT/DBNAME?sslmode=verify-full, or - to
+        /// read it from standard input (the password belongs in ~/.pgpass or
+        /// PGPASSWORD: a command line is visible to every user of the machine)
         url: String,
     },
     /// Share through this hub from now on (recorded in config.json, without
     /// a password), and sync once
-    Join { url: String },
+    Join {
+        /// postgresql://LOGIN@HOST:PORT/DBNAME, or - to read it from standard input
+        url: String,
+    },
     /// Stop sharing (what was received stays)
     Leave,
     /// Whether the hub is reachable, the last sync, what waits to be sent
@@ -60,11 +64,27 @@ enum Command {
         #[arg(long, hide = true)]
         if_due: bool,
     },
-    /// Retract a fix here and, at the next sync, for the whole team
-    /// (`errkb forget`)
+    /// Retract a fix here, and withdraw your copy of it from the hub at
+    /// the next sync (`errkb forget`)
     Forget {
         /// The fix: its id (errkb search --json shows it) or its uid
         fix: String,
+    },
+    /// As the hub's owner: retract a fix for everyone
+    Retract {
+        /// The fix: its id or uid here, or its uid on the hub
+        fix: String,
+        /// The hub, logged in as its owner [default: the joined hub]
+        #[arg(long)]
+        url: Option<String>,
+    },
+    /// As the hub's owner: remove a member and everything it sent
+    RemoveMember {
+        /// The member's login
+        name: String,
+        /// The hub, logged in as its owner [default: the joined hub]
+        #[arg(long)]
+        url: Option<String>,
     },
 }
 
@@ -88,5 +108,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Status => commands::status(&paths::database(cli.db)?, out),
         Command::Sync { if_due } => commands::run_sync(&paths::database(cli.db)?, if_due, out),
         Command::Forget { fix } => commands::forget(&paths::database(cli.db)?, &fix, out),
+        Command::Retract { fix, url } => commands::retract(&paths::database(cli.db)?, &fix, url.as_deref(), out),
+        Command::RemoveMember { name, url } => commands::remove_member(&name, url.as_deref(), out),
     }
 }

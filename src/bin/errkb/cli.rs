@@ -96,7 +96,7 @@ pub enum Command {
         action: ModelAction,
     },
     /// Share fixes with a team through a PostgreSQL hub: init, join, leave,
-    /// status (errkb hub --help)
+    /// status, and the owner's retract and remove-member (errkb hub --help)
     #[command(disable_help_flag = true)]
     Hub {
         /// What errkb-hub, the program beside this one, is to do
@@ -110,7 +110,8 @@ pub enum Command {
         #[arg(long, hide = true)]
         if_due: bool,
     },
-    /// Retract a fix here and, at the next sync, for the whole team
+    /// Retract a fix here, and withdraw your copy of it from the team's
+    /// hub at the next sync
     Forget {
         /// The fix: its id (errkb search --json shows it) or its uid
         fix: String,

@@ -1,8 +1,10 @@
-//! A connection to the hub with a deadline on everything: connecting
-//! (`connect_timeout`) and each round trip (`ROUND_TRIP`), so that a hub
-//! that accepts and never answers fails a sync in seconds instead of
-//! hanging it. tokio-postgres runs on a runtime of one thread, made here,
-//! only by the commands that talk to the hub: no hook ever starts one.
+//! A connection to the hub with a deadline on everything, so that a hub
+//! that accepts and never answers, or a table someone holds locked, fails
+//! a sync within a minute instead of hanging it: connecting
+//! (`connect_timeout`), each statement on the server (`statement_timeout`,
+//! `lock_timeout`), and each exchange on this side (`ROUND_TRIP`).
+//! tokio-postgres runs on a runtime of one thread, made here, only by the
+//! commands that talk to the hub: no hook ever starts one.
 
 use std::time::Duration;
 
@@ -11,8 +13,15 @@ use tokio::runtime::Runtime;
 
 use super::conninfo::Conninfo;
 
-/// The longest one statement (or a batch of them) may take.
-const ROUND_TRIP: Duration = Duration::from_secs(60);
+/// The longest one exchange with the hub (a statement, or a transaction
+/// of them) may take on this side.
+const ROUND_TRIP: Duration = Duration::from_secs(45);
+/// What the server is told to give up after: one statement, and waiting
+/// for a lock (a table someone holds locked fails the sync in seconds).
+/// (Set after connecting, not as start-up options, which some connection
+/// poolers of managed services refuse.)
+const SERVER_TIMEOUTS: &str =
+    "SET statement_timeout = '30s'; SET lock_timeout = '10s'; SET idle_in_transaction_session_timeout = '60s'";
 
 pub struct Hub {
     runtime: Runtime,
@@ -55,6 +64,10 @@ impl Hub {
             tokio::spawn(async move {
                 let _ = connection.await; // ends with the client
             });
+            tokio::time::timeout(ROUND_TRIP, client.batch_execute(SERVER_TIMEOUTS))
+                .await
+                .map_err(|_| anyhow!("{} did not answer within {} s", info.display, ROUND_TRIP.as_secs()))?
+                .map_err(|e| anyhow!("cannot set up the session on {}: {}", info.display, describe(&e)))?;
             Ok::<_, anyhow::Error>(client)
         })?;
         Ok(Hub {
@@ -65,13 +78,9 @@ impl Hub {
     }
 
     /// Run `f` with the connection (it may open a transaction), within
-    /// `round_trip` (`ROUND_TRIP` when None).
-    pub fn with<T>(
-        &mut self,
-        round_trip: Option<Duration>,
-        f: impl AsyncFnOnce(&mut tokio_postgres::Client) -> Result<T>,
-    ) -> Result<T> {
-        let limit = round_trip.unwrap_or(ROUND_TRIP);
+    /// `ROUND_TRIP`.
+    pub fn with<T>(&mut self, f: impl AsyncFnOnce(&mut tokio_postgres::Client) -> Result<T>) -> Result<T> {
+        let limit = ROUND_TRIP;
         let client = &mut self.client;
         self.runtime.block_on(async move {
             tokio::time::timeout(limit, f(client))

@@ -48,45 +48,75 @@ pub fn folder(project: &str) -> Option<PathBuf> {
 /// The normalised remote of a project folder: `origin`, else the first
 /// remote git lists.
 pub fn remote_of(folder: &std::path::Path) -> Option<String> {
-    let git = |args: &[&str]| -> Option<String> {
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(folder)
-            .args(args)
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .output()
-            .ok()?;
-        out.status
-            .success()
-            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
-    };
-    let url = git(&["remote", "get-url", "origin"]).or_else(|| {
-        let first = git(&["remote"])?.lines().next()?.to_owned();
-        git(&["remote", "get-url", &first])
+    let url = git(folder, &["remote", "get-url", "origin"]).or_else(|| {
+        let first = git(folder, &["remote"])?.lines().next()?.to_owned();
+        git(folder, &["remote", "get-url", &first])
     })?;
     normalize_remote(&url)
 }
 
+/// What `git -C folder ARGS` prints, when it succeeds.
+fn git(folder: &std::path::Path, args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(folder)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
 /// Which projects share with the team, from config.json's `"hub"`:
 /// `"projects"` (only these) and `"exclude"`, each a list of remotes
-/// (`github.com/acme/shop`, or any URL git accepts) or folders.
+/// (`github.com/acme/shop`, or any URL git accepts) or folders (`~` for
+/// the home folder); a folder names everything below it too.
 #[derive(Debug, Default, Clone)]
 pub struct Selection {
-    only: Option<Vec<String>>,
-    exclude: Vec<String>,
+    only: Option<Vec<Named>>,
+    exclude: Vec<Named>,
+}
+
+/// A project named in the config: by its remote, or by a folder (as this
+/// machine stores folders: the home folder as `~`).
+#[derive(Debug, Clone, PartialEq)]
+enum Named {
+    Remote(String),
+    Folder(String),
+}
+
+impl Named {
+    fn parse(item: &str) -> Named {
+        let item = item.trim();
+        if item.starts_with('/') || item.starts_with('~') || item.starts_with('.') {
+            let folder = errkb::text::redact::redact_private(item.trim_end_matches('/')).into_owned();
+            return Named::Folder(if folder.is_empty() { "/".to_owned() } else { folder });
+        }
+        Named::Remote(normalize_remote(item).unwrap_or_else(|| item.trim_end_matches('/').to_owned()))
+    }
+
+    /// Whether this names `remote`, or `folder` (a stored project folder)
+    /// or a folder above it.
+    fn names(&self, remote: &str, folder: Option<&str>) -> bool {
+        match self {
+            Named::Remote(r) => r == remote,
+            Named::Folder(f) => folder.is_some_and(|folder| {
+                let folder = folder.trim_end_matches('/');
+                folder == f || f == "/" || folder.strip_prefix(f.as_str()).is_some_and(|rest| rest.starts_with('/'))
+            }),
+        }
+    }
 }
 
 impl Selection {
     pub fn from_config(hub: &serde_json::Value) -> Selection {
-        let list = |key: &str| -> Option<Vec<String>> {
-            hub.get(key)?.as_array().map(|items| {
-                items
-                    .iter()
-                    .filter_map(|i| i.as_str())
-                    .map(|i| normalize_remote(i).unwrap_or_else(|| i.trim_end_matches('/').to_owned()))
-                    .collect()
-            })
+        let list = |key: &str| -> Option<Vec<Named>> {
+            hub.get(key)?
+                .as_array()
+                .map(|items| items.iter().filter_map(|i| i.as_str()).map(Named::parse).collect())
         };
         Selection {
             only: list("projects"),
@@ -96,7 +126,7 @@ impl Selection {
 
     /// Whether `remote` (found in `folder`, when local) is shared.
     pub fn shares(&self, remote: &str, folder: Option<&str>) -> bool {
-        let named = |list: &[String]| list.iter().any(|p| p == remote || Some(p.as_str()) == folder);
+        let named = |list: &[Named]| list.iter().any(|n| n.names(remote, folder));
         if named(&self.exclude) {
             return false;
         }
@@ -104,23 +134,42 @@ impl Selection {
     }
 }
 
-/// The remotes of the stored project folders, looked up once per sync.
+/// The remotes (and top folders) of the stored project folders, looked up
+/// once per sync.
 #[derive(Default)]
-pub struct Remotes(HashMap<String, Option<String>>);
+pub struct Remotes {
+    remotes: HashMap<String, Option<String>>,
+    tops: HashMap<String, Option<String>>,
+}
 
 impl Remotes {
     /// The remote of a stored project name: a folder (looked up with git),
     /// or a remote already (a teammate's fix).
     pub fn of(&mut self, project: &str) -> Option<String> {
-        if let Some(known) = self.0.get(project) {
+        if let Some(known) = self.remotes.get(project) {
             return known.clone();
         }
         let remote = match folder(project) {
             Some(dir) => remote_of(&dir),
             None => Some(project.to_owned()).filter(|p| p.contains('/') && !p.starts_with('~')),
         };
-        self.0.insert(project.to_owned(), remote.clone());
+        self.remotes.insert(project.to_owned(), remote.clone());
         remote
+    }
+
+    /// The top folder of the git checkout a stored project folder is in,
+    /// as this machine stores folders (`~/work/shop`); the folder itself
+    /// when git does not say.
+    pub fn top_level(&mut self, project: &str) -> Option<String> {
+        if let Some(known) = self.tops.get(project) {
+            return known.clone();
+        }
+        let top = folder(project)
+            .and_then(|dir| git(&dir, &["rev-parse", "--show-toplevel"]))
+            .map(|top| errkb::text::redact::redact_private(&top).into_owned())
+            .or_else(|| Some(project.to_owned()).filter(|p| p.starts_with('/') || p.starts_with('~')));
+        self.tops.insert(project.to_owned(), top.clone());
+        top
     }
 }
 
@@ -157,5 +206,10 @@ mod tests {
         let not = Selection::from_config(&serde_json::json!({"exclude": ["~/work/secret"]}));
         assert!(!not.shares("github.com/acme/secret", Some("~/work/secret")));
         assert!(not.shares("github.com/acme/shop", Some("~/work/shop")));
+        // a folder names the folders below it, not its namesakes
+        assert!(!not.shares("github.com/acme/secret", Some("~/work/secret/api")));
+        assert!(not.shares("github.com/acme/secrets", Some("~/work/secrets")));
+        let by_path = Selection::from_config(&serde_json::json!({"exclude": ["/srv/client/"]}));
+        assert!(!by_path.shares("gitlab.example.com/c/app", Some("/srv/client/app")));
     }
 }

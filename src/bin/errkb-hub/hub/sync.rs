@@ -1,55 +1,85 @@
 //! The protocol: send what the hub lacks, then receive what was written
 //! since the cursor. Why it neither loses nor double-counts:
 //!
-//! - **Stable ids.** A fix is its `uid` everywhere; the hub keeps the first
-//!   row sent for a uid and ignores the rest, so a resend, or the same fix
-//!   learned on two laptops, is one row.
-//! - **Counts are per replica and only grow.** Each replica sends its own
-//!   running totals of each fix; the hub and every receiver keep the larger
-//!   of old and new, and a fix's count is the sum over replicas. A resend,
-//!   a sync killed half-way and sent again, or two syncs of one replica at
-//!   once leave the same numbers.
+//! - **Stable ids.** A fix is its `uid` on the laptop that sent it; the hub
+//!   keeps one row per fix and member, so a resend changes nothing.
+//! - **Counts are per member and laptop, and only grow.** Each laptop
+//!   sends its own running totals of each fix; the hub and every receiver
+//!   keep the larger of old and new. A resend, a sync killed half-way and
+//!   sent again, or two syncs of one laptop at once leave the same numbers.
 //! - **Sending is one hub transaction**, marked as sent locally only after
 //!   it committed: a sync killed before the mark sends the same again.
-//! - **The receive cursor follows commits, not ids**: see
-//!   sql/hub/schema.sql. What is received is applied idempotently, and the
-//!   cursor moves only after all of it is stored, so a sync killed half-way
-//!   receives it again.
+//! - **The receive cursor follows commits, not ids** (sql/hub/schema.sql).
+//!   A sync applies every row its snapshot shows at or above the cursor,
+//!   and moves the cursor only to the oldest transaction still running
+//!   then: rows of transactions that were running are received by a later
+//!   sync, and rows applied twice change nothing.
+//!
+//! And why no member can turn the hub against another (the server side is
+//! sql/hub/schema.sql's row-level security):
+//!
+//! - every row received is checked before it is stored ([`check_fix`]):
+//!   text that is not UTF-8, a timestamp that is not finite, a resolution
+//!   that is not a fix's JSON, or a size past the limits is refused,
+//!   counted and kept in `hub_refused` (status and doctor show it), never
+//!   a stop of the sync;
+//! - a fix is named here by its content, not the sender's uid, and kept
+//!   with the member who sent it; counts are kept per member, so a fix
+//!   ranks by how many members stand behind it;
+//! - received rows are read in batches from a cursor of the hub (memory
+//!   stays bounded whatever the hub holds) and applied in short local
+//!   transactions.
 
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
+use tokio_postgres::Row;
 
 use super::client::{Described, Hub};
 use super::project::{Remotes, Selection};
 use crate::runtime::script::{self, Params};
 
 /// The hub schema version this errkb speaks (sql/hub/schema.sql's).
-pub const HUB_SCHEMA_VERSION: i64 = 1;
+pub const HUB_SCHEMA_VERSION: i64 = 2;
 pub const HUB_SCHEMA_SQL: &str = include_str!("../../../../sql/hub/schema.sql");
-pub const HUB_GRANTS_SQL: &str = include_str!("../../../../sql/hub/grants.sql");
 const OUTBOX_SQL: &str = include_str!("../../../../sql/hub/outbox.sql");
 const RECEIVE_FIX_SQL: &str = include_str!("../../../../sql/hub/receive_fix.sql");
 const RECEIVE_COUNTS_SQL: &str = include_str!("../../../../sql/hub/receive_counts.sql");
-pub const FORGET_SQL: &str = include_str!("../../../../sql/hub/forget.sql");
+const RECEIVE_WITHDRAWAL_SQL: &str = include_str!("../../../../sql/hub/receive_withdrawal.sql");
+const RECEIVE_REMOVAL_SQL: &str = include_str!("../../../../sql/hub/receive_removal.sql");
+const RECEIVE_CLAIM_SQL: &str = include_str!("../../../../sql/hub/receive_claim.sql");
+const UNSUPPORTED_SQL: &str = include_str!("../../../../sql/hub/unsupported.sql");
+const STANDING_SQL: &str = include_str!("../../../../sql/hub/team_standing.sql");
+pub const RETRACT_SQL: &str = include_str!("../../../../sql/hub/retract.sql");
+pub const DROP_FIX_SQL: &str = include_str!("../../../../sql/hub/drop_fix.sql");
 
-/// A received fix's fields, in the order the receiving query selects them
-/// (sql/hub/receive_fix.sql's parameters).
-const RECEIVED_FIX_FIELDS: [&str; 7] = [
-    "uid",
-    "project",
-    "error_key",
-    "signature",
-    "headline",
-    "resolution",
-    "ts",
-];
 /// Rows per statement sent to the hub.
 const SEND_CHUNK: usize = 5_000;
-/// Texts larger than this, received from the hub, are refused: nothing
-/// errkb writes comes near it, and a row that does is not a fix.
+/// Rows fetched from the hub at a time: what a sync holds in memory is at
+/// most this many rows of at most `MAX_ROW_BYTES` each.
+const FETCH_BATCH: i32 = 500;
+/// Limits on what is received, per field and per row: nothing errkb sends
+/// comes near them, and a row past them is not a fix. (The hub refuses
+/// larger rows too; these hold whatever it has.)
 const MAX_RESOLUTION_BYTES: usize = 64 * 1024;
+const MAX_ROW_BYTES: usize = 72 * 1024;
+/// Limits per text field of a received fix, in bytes.
+const FIELD_LIMITS: [(&str, usize); 7] = [
+    ("uid", 64),
+    ("member", 256),
+    ("replica", 64),
+    ("project", 400),
+    ("error_key", 1_000),
+    ("signature", 2_000),
+    ("headline", 2_000),
+];
+/// Per sync: a hub with more than this much new fix text is received over
+/// several syncs (each stops at a transaction's end and says more waits).
+const MAX_SYNC_BYTES: usize = 256 * 1024 * 1024;
+/// Refused rows kept for status and doctor.
+const REFUSED_KEPT: i64 = 1_000;
 /// Local write transactions while receiving last about this long, with a
 /// gap after each, so that hooks writing meanwhile get in (as learn does).
 const APPLY_BATCH: Duration = Duration::from_millis(10);
@@ -114,10 +144,13 @@ impl State {
             .is_none_or(|t| t <= errkb::clock::now_millis().as_str())
     }
 
-    fn record_success(conn: &Connection, cursor: &str) -> Result<()> {
+    fn record_success(conn: &Connection, cursor: &str, complete: bool) -> Result<()> {
         conn.execute(
-            "UPDATE hub_state SET cursor = ?1, last_sync = utc_now(), last_error = NULL, failures = 0, next_try = NULL",
-            [cursor],
+            "UPDATE hub_state SET cursor = ?1, last_sync = utc_now(), last_error = ?2, failures = 0, next_try = NULL",
+            rusqlite::params![
+                cursor,
+                (!complete).then_some("more waits on the hub: the next sync receives it")
+            ],
         )?;
         Ok(())
     }
@@ -149,7 +182,7 @@ fn new_replica_id() -> Result<String> {
 /// The hub's schema version, and a clear error when this errkb cannot
 /// speak it.
 pub fn check_hub_schema(hub: &mut Hub) -> Result<i64> {
-    let version: Option<String> = hub.with(None, async |c| {
+    let version: Option<String> = hub.with(async |c| {
         let exists = c
             .query_one("SELECT to_regclass('errkb.meta') IS NOT NULL", &[])
             .await
@@ -162,7 +195,7 @@ pub fn check_hub_schema(hub: &mut Hub) -> Result<i64> {
             .query_opt("SELECT value FROM errkb.meta WHERE key = 'schema_version'", &[])
             .await
             .described()?;
-        Ok(row.map(|r| r.get(0)))
+        Ok(row.and_then(|r| r.try_get(0).ok()))
     })?;
     let Some(version) = version else {
         bail!(
@@ -182,7 +215,7 @@ pub fn check_hub_schema(hub: &mut Hub) -> Result<i64> {
     if version < HUB_SCHEMA_VERSION {
         bail!(
             "the hub at {} has schema {version}; this errkb needs {HUB_SCHEMA_VERSION}: \
-             run errkb hub init {} as the database's owner to upgrade it",
+             run errkb hub init {} as the database's owner to upgrade it (its rows are kept)",
             hub.info.display,
             hub.info.display
         );
@@ -192,16 +225,20 @@ pub fn check_hub_schema(hub: &mut Hub) -> Result<i64> {
 
 #[derive(Debug, Default)]
 pub struct Report {
+    pub member: String,
     pub sent_fixes: usize,
     pub sent_counts: usize,
     pub sent_retractions: usize,
     pub received_fixes: usize,
     pub received_counts: usize,
     pub received_retractions: usize,
-    /// Rows received that were not stored: retracted, unshared projects,
-    /// malformed or oversized.
+    pub removed_members: usize,
+    /// Rows received that were not stored: malformed or oversized (kept in
+    /// hub_refused).
     pub refused: usize,
     pub not_shared: usize,
+    /// The per-sync limit stopped this sync: more waits on the hub.
+    pub more_waits: bool,
 }
 
 impl std::fmt::Display for Report {
@@ -216,8 +253,18 @@ impl std::fmt::Display for Report {
             self.received_counts,
             self.received_retractions
         )?;
+        if self.removed_members > 0 {
+            write!(f, "; {} removed members' fixes dropped", self.removed_members)?;
+        }
         if self.refused > 0 {
-            write!(f, "; {} received rows refused (malformed or oversized)", self.refused)?;
+            write!(
+                f,
+                "; {} received rows refused (malformed or oversized: errkb hub status lists them)",
+                self.refused
+            )?;
+        }
+        if self.more_waits {
+            write!(f, "; more waits on the hub: run errkb sync again")?;
         }
         Ok(())
     }
@@ -280,16 +327,16 @@ fn outbox(conn: &Connection, selection: &Selection) -> Result<(Vec<Outgoing>, us
         let fix_id: i64 = row.get(1)?;
         let uid: String = row.get(2)?;
         if kind == "fix" {
-            let local = super::project::folder(&project);
-            let relative = |text: String| relative_to_project(&text, &project, local.as_deref());
+            let folder = remotes.top_level(&project);
+            let outgoing = |text: String| super::outgoing::text(&text, folder.as_deref());
             items.push(Outgoing::Fix {
                 fix_id,
                 uid,
                 project: remote,
-                error_key: outgoing_text(row.get(4)?),
-                signature: outgoing_text(row.get(5)?),
-                headline: relative(outgoing_text(row.get(6)?)),
-                resolution: relative(outgoing_text(row.get(7)?)),
+                error_key: outgoing(row.get(4)?),
+                signature: outgoing(row.get(5)?),
+                headline: outgoing(row.get(6)?),
+                resolution: outgoing(row.get(7)?),
                 fix_key: row.get(8)?,
             });
         } else {
@@ -300,28 +347,42 @@ fn outbox(conn: &Connection, selection: &Selection) -> Result<(Vec<Outgoing>, us
     Ok((items, not_shared))
 }
 
-/// Secrets and the home folder out, again, before anything leaves.
-fn outgoing_text(text: String) -> String {
-    errkb::text::redact::redact_private(&errkb::text::redact::redact_secrets(&text)).into_owned()
+/// Who this laptop is on the hub: its login, as the server knows it. A
+/// login the owner removed is told so. A laptop that synced with a hub of
+/// schema 1 claims the rows it sent then (the first time; later calls
+/// change nothing).
+fn introduce(hub: &mut Hub, state: &State) -> Result<String> {
+    let replica = state.replica.clone();
+    let (member, may_write) = hub.with(async |c| {
+        let row = c
+            .query_one("SELECT session_user::text, errkb.may_write()", &[])
+            .await
+            .described()?;
+        let member: String = row.get(0);
+        let may_write: bool = row.get(1);
+        if may_write {
+            c.query_one("SELECT errkb.claim_replica($1)", &[&replica])
+                .await
+                .described()?;
+        }
+        Ok((member, may_write))
+    })?;
+    if !may_write {
+        bail!(
+            "the hub's owner removed {member} from the team: nothing was sent or received \
+             (errkb hub leave stops syncing; what was received stays)"
+        );
+    }
+    Ok(member)
 }
 
-/// Paths inside the project made relative: the project's folder, as
-/// stored (`~/work/shop`) or in full, is dropped from the front of a path.
-fn relative_to_project(text: &str, project: &str, folder: Option<&std::path::Path>) -> String {
-    let mut out = text.to_owned();
-    let mut prefixes = vec![project.to_owned()];
-    if let Some(folder) = folder {
-        prefixes.push(folder.display().to_string());
-    }
-    for prefix in prefixes.iter().filter(|p| p.len() > 1) {
-        out = out.replace(&format!("{prefix}/"), "");
-    }
-    out
-}
-
-/// Send, then receive. The caller has checked the hub's schema.
+/// Send, then receive. The caller has checked the hub's schema and holds
+/// the sync lock.
 pub fn sync(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection) -> Result<Report> {
-    let mut report = Report::default();
+    let mut report = Report {
+        member: introduce(hub, state)?,
+        ..Report::default()
+    };
     send(conn, hub, state, selection, &mut report)?;
     receive(conn, hub, state, selection, &mut report)?;
     Ok(report)
@@ -344,7 +405,7 @@ fn send(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, 
         }
     }
     let replica = state.replica.clone();
-    hub.with(Some(Duration::from_secs(300)), async |c| {
+    hub.with(async |c| {
         let tx = c.transaction().await.described()?;
         for chunk in fixes.chunks(SEND_CHUNK) {
             let mut cols: [Vec<&str>; 7] = Default::default();
@@ -368,13 +429,15 @@ fn send(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, 
                     }
                 }
             }
+            // (the server stamps member, time and transaction; a fix this
+            // member retracted, or one retracted for everyone, is not sent)
             tx.execute(
-                "INSERT INTO errkb.fixes (uid, project, error_key, signature, headline, resolution, fix_key, sent_by) \
-                 SELECT u.uid, u.project, u.error_key, u.signature, u.headline, u.resolution::jsonb, u.fix_key, $8 \
+                "INSERT INTO errkb.fixes (uid, replica, project, error_key, signature, headline, resolution, fix_key) \
+                 SELECT u.uid, $8, u.project, u.error_key, u.signature, u.headline, u.resolution::jsonb, u.fix_key \
                  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) \
                       AS u(uid, project, error_key, signature, headline, resolution, fix_key) \
-                 WHERE NOT EXISTS (SELECT 1 FROM errkb.retractions AS r WHERE r.uid = u.uid) \
-                 ON CONFLICT (uid) DO NOTHING",
+                 WHERE NOT errkb.is_retracted(u.uid, session_user) \
+                 ON CONFLICT (uid, member) DO NOTHING",
                 &[
                     &cols[0], &cols[1], &cols[2], &cols[3], &cols[4], &cols[5], &cols[6], &replica,
                 ],
@@ -389,7 +452,7 @@ fn send(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, 
                 if let Outgoing::Counts { uid, counts, .. } = item {
                     uids.push(uid.as_str());
                     for (col, n) in columns.iter_mut().zip(counts) {
-                        col.push(*n);
+                        col.push((*n).clamp(0, 1_000_000));
                     }
                 }
             }
@@ -399,13 +462,12 @@ fn send(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, 
                  FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) \
                       AS u(uid, learned, sessions, advised, helped, failed) \
                  WHERE EXISTS (SELECT 1 FROM errkb.fixes AS f WHERE f.uid = u.uid) \
-                 ON CONFLICT (uid, replica) DO UPDATE SET \
+                 ON CONFLICT (uid, member, replica) DO UPDATE SET \
                    learned = greatest(errkb.counts.learned, excluded.learned), \
                    sessions = greatest(errkb.counts.sessions, excluded.sessions), \
                    advised = greatest(errkb.counts.advised, excluded.advised), \
                    helped = greatest(errkb.counts.helped, excluded.helped), \
-                   failed = greatest(errkb.counts.failed, excluded.failed), \
-                   xid = pg_current_xact_id() \
+                   failed = greatest(errkb.counts.failed, excluded.failed) \
                  WHERE excluded.learned > errkb.counts.learned OR excluded.sessions > errkb.counts.sessions \
                     OR excluded.advised > errkb.counts.advised OR excluded.helped > errkb.counts.helped \
                     OR excluded.failed > errkb.counts.failed",
@@ -423,19 +485,29 @@ fn send(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, 
             .described()?;
         }
         if !retractions.is_empty() {
+            // `errkb forget` withdraws this member's own copy: the hub
+            // refuses it from this member from now on, and every laptop
+            // drops what this member sent of it. (A fix retracted for
+            // everyone is the owner's: errkb hub retract.)
             tx.execute(
-                "INSERT INTO errkb.retractions (uid, replica) SELECT u, $2 FROM unnest($1::text[]) AS u \
-                 ON CONFLICT (uid) DO NOTHING",
-                &[&retractions, &replica],
+                "INSERT INTO errkb.retractions (uid, member) SELECT u, session_user FROM unnest($1::text[]) AS u \
+                 ON CONFLICT DO NOTHING",
+                &[&retractions],
             )
             .await
             .described()?;
-            tx.execute("DELETE FROM errkb.counts WHERE uid = ANY($1)", &[&retractions])
-                .await
-                .described()?;
-            tx.execute("DELETE FROM errkb.fixes WHERE uid = ANY($1)", &[&retractions])
-                .await
-                .described()?;
+            tx.execute(
+                "DELETE FROM errkb.counts WHERE uid = ANY($1) AND member = session_user",
+                &[&retractions],
+            )
+            .await
+            .described()?;
+            tx.execute(
+                "DELETE FROM errkb.fixes WHERE uid = ANY($1) AND member = session_user",
+                &[&retractions],
+            )
+            .await
+            .described()?;
         }
         tx.commit().await.described()
     })?;
@@ -467,17 +539,218 @@ fn send(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, 
     Ok(())
 }
 
-/// A row received from the hub, before it is checked and stored.
+/// Everything written at or above the cursor, in the order it was written
+/// (a transaction's claims, fixes, counts, retractions, removals), with a
+/// fix's text only when it is within the limits (larger rows come as
+/// `oversized`, without it). $1: the cursor, $2: this replica (its own
+/// rows are not received back), $3, $4: the limits on the resolution and
+/// on the whole row.
+const RECEIVE_SQL: &str = "\
+SELECT kind, xid::text, uid, member, replica, project, error_key, signature, headline, resolution, sent_at,
+       learned, sessions, advised, helped, failed
+FROM (
+  SELECT 0 AS rank, 'claim' AS kind, xid, NULL::text AS uid, member, replica, NULL::text AS project,
+         NULL::text AS error_key, NULL::text AS signature, NULL::text AS headline, NULL::text AS resolution,
+         NULL::text AS sent_at, NULL::bigint AS learned, NULL::bigint AS sessions, NULL::bigint AS advised,
+         NULL::bigint AS helped, NULL::bigint AS failed
+  FROM errkb.replica_claims WHERE xid >= $1::text::xid8
+  UNION ALL
+  SELECT 1, CASE WHEN octet_length(resolution::text) <= $3
+                  AND octet_length(resolution::text) + octet_length(headline) + octet_length(signature)
+                      + octet_length(error_key) + octet_length(project) + octet_length(fix_key) <= $4
+                 THEN 'fix' ELSE 'oversized' END,
+         xid, uid, member, replica, project, error_key, signature, headline,
+         CASE WHEN octet_length(resolution::text) <= $3
+                  AND octet_length(resolution::text) + octet_length(headline) + octet_length(signature)
+                      + octet_length(error_key) + octet_length(project) + octet_length(fix_key) <= $4
+              THEN resolution::text END,
+         CASE WHEN isfinite(sent_at) THEN to_char(sent_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') END,
+         NULL, NULL, NULL, NULL, NULL
+  FROM errkb.fixes WHERE xid >= $1::text::xid8 AND replica <> $2
+  UNION ALL
+  SELECT 2, 'counts', xid, uid, member, replica, NULL, NULL, NULL, NULL, NULL, NULL,
+         learned, sessions, advised, helped, failed
+  FROM errkb.counts WHERE xid >= $1::text::xid8 AND replica <> $2
+  UNION ALL
+  SELECT 3, 'retraction', xid, uid, member, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+  FROM errkb.retractions WHERE xid >= $1::text::xid8
+  UNION ALL
+  SELECT 4, 'removal', xid, NULL, member, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+  FROM errkb.removed_members WHERE xid >= $1::text::xid8
+) AS written
+ORDER BY xid, rank";
+
+/// A row received from the hub, checked.
 enum Incoming {
     Fix(Params),
     Counts(Params),
-    Retraction(String),
+    /// A member's copy withdrawn (hub uid, member), or everyone's (member '').
+    Retraction(String, String),
+    Removal(String),
+    Claim(String, String),
+    Refused { member: Option<String>, uid: Option<String>, reason: String },
+}
+
+/// A received row as what it is, or why it is refused. Never panics on
+/// what the hub holds: every column is read as what it may be.
+fn check(row: &Row) -> (String, Incoming) {
+    let xid: String = row.try_get::<_, Option<String>>(1).ok().flatten().unwrap_or_default();
+    let text = |i: usize| -> std::result::Result<Option<String>, String> {
+        row.try_get::<_, Option<String>>(i)
+            .map_err(|_| format!("column {} is not UTF-8 text", row.columns()[i].name()))
+    };
+    let kind = match text(0) {
+        Ok(Some(kind)) => kind,
+        _ => return (xid, refused(None, None, "a row of an unknown kind")),
+    };
+    let member = text(3).ok().flatten();
+    let uid = text(2).ok().flatten();
+    let item = match kind.as_str() {
+        "fix" => check_fix(row).unwrap_or_else(|reason| refused(member, uid, &reason)),
+        "oversized" => refused(member, uid, "a fix larger than 64 KB"),
+        "counts" => match (|| -> std::result::Result<Params, String> {
+            let mut p = Params::default();
+            p.set("hub_uid", required(text(2)?, "uid", 64)?);
+            p.set("member", required(text(3)?, "member", 256)?);
+            p.set("replica", required(text(4)?, "replica", 64)?);
+            for (i, name) in ["learned", "sessions", "advised", "helped", "failed"].iter().enumerate() {
+                let n: i64 = row
+                    .try_get::<_, Option<i64>>(11 + i)
+                    .ok()
+                    .flatten()
+                    .ok_or_else(|| format!("{name} is not a number"))?;
+                p.set(name, n.clamp(0, 1_000_000).to_string());
+            }
+            Ok(p)
+        })() {
+            Ok(p) => Incoming::Counts(p),
+            Err(reason) => refused(member, uid, &reason),
+        },
+        "retraction" => match (text(2), text(3)) {
+            (Ok(Some(uid)), Ok(Some(member))) if uid.len() <= 64 && member.len() <= 256 => {
+                Incoming::Retraction(uid, member)
+            }
+            _ => refused(member, uid, "a retraction without a uid or member"),
+        },
+        "removal" => match text(3) {
+            Ok(Some(member)) if member.len() <= 256 => Incoming::Removal(member),
+            _ => refused(None, None, "a removal without a member"),
+        },
+        "claim" => match (text(4), text(3)) {
+            (Ok(Some(replica)), Ok(Some(member))) if replica.len() <= 64 && member.len() <= 256 => {
+                Incoming::Claim(replica, member)
+            }
+            _ => refused(member, None, "a claim without a replica or member"),
+        },
+        _ => refused(member, uid, "a row of an unknown kind"),
+    };
+    (xid, item)
+}
+
+fn refused(member: Option<String>, uid: Option<String>, reason: &str) -> Incoming {
+    Incoming::Refused {
+        member,
+        uid,
+        reason: reason.to_owned(),
+    }
+}
+
+/// A text field that must be there, within its limit.
+fn required(value: Option<String>, name: &str, limit: usize) -> std::result::Result<String, String> {
+    let value = value.ok_or_else(|| format!("{name} is missing"))?;
+    if value.len() > limit {
+        return Err(format!("{name} is longer than {limit} bytes"));
+    }
+    Ok(value)
+}
+
+/// A received fix, checked field by field: UTF-8 text within each field's
+/// limit, a uid of 32 hex digits, a finite time, and a resolution that is
+/// a fix's JSON (an object whose known fields have their types).
+fn check_fix(row: &Row) -> std::result::Result<Incoming, String> {
+    let mut p = Params::default();
+    let mut total = 0;
+    for (i, (name, limit)) in (2..).zip(FIELD_LIMITS) {
+        let value: Option<String> = row
+            .try_get(i)
+            .map_err(|_| format!("{name} is not UTF-8 text"))?;
+        let value = required(value, name, limit)?;
+        total += value.len();
+        p.set(if name == "uid" { "hub_uid" } else { name }, value);
+    }
+    let uid = p.get("hub_uid").unwrap_or_default();
+    if uid.len() != 32 || !uid.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return Err("a uid that is not 32 hex digits".into());
+    }
+    let resolution: String = row
+        .try_get::<_, Option<String>>(9)
+        .map_err(|_| "the resolution is not UTF-8 text".to_string())?
+        .ok_or("the resolution is missing")?;
+    total += resolution.len();
+    if resolution.len() > MAX_RESOLUTION_BYTES || total > MAX_ROW_BYTES {
+        return Err("a fix larger than 64 KB".into());
+    }
+    check_resolution(&resolution)?;
+    p.set("resolution", resolution);
+    let sent_at: Option<String> = row.try_get(10).map_err(|_| "the time is not text".to_string())?;
+    let sent_at = sent_at.ok_or("a time that is not finite")?;
+    if !looks_like_time(&sent_at) {
+        return Err("a time out of range".into());
+    }
+    p.set("ts", sent_at);
+    Ok(Incoming::Fix(p))
+}
+
+/// A fix's JSON: an object, with `resolvedBy` and `tool` as strings, and
+/// the fields errkb reads of the types it reads them as (or null).
+fn check_resolution(text: &str) -> std::result::Result<(), String> {
+    use serde_json::Value;
+    let value: Value = serde_json::from_str(text).map_err(|_| "the resolution is not JSON".to_string())?;
+    let Value::Object(fields) = value else {
+        return Err("the resolution is not a JSON object".into());
+    };
+    for required in ["resolvedBy", "tool"] {
+        if !fields.get(required).is_some_and(Value::is_string) {
+            return Err(format!("the resolution has no {required}"));
+        }
+    }
+    for (name, value) in fields.iter().filter(|(_, v)| !v.is_null()) {
+        let ok = match name.as_str() {
+            "resolvedBy" | "tool" | "command" | "file" | "errorRaw" | "sessionId" => value.is_string(),
+            "toolSequence" | "commands" | "changed" | "writes" => {
+                value.as_array().is_some_and(|items| items.iter().all(Value::is_string))
+            }
+            "edits" => value.as_array().is_some_and(|items| {
+                items.iter().all(|e| {
+                    e.as_object()
+                        .is_some_and(|e| e.values().all(|v| v.is_string() || v.is_null()))
+                })
+            }),
+            _ => !value.is_object() || value.to_string().len() <= 4096,
+        };
+        if !ok {
+            return Err(format!("the resolution's {name} is not of its type"));
+        }
+    }
+    Ok(())
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` in years 1970–9999.
+fn looks_like_time(ts: &str) -> bool {
+    let b = ts.as_bytes();
+    b.len() == 24
+        && b[4] == b'-'
+        && b[10] == b'T'
+        && b[23] == b'Z'
+        && ts[..4].parse::<u32>().is_ok_and(|y| (1970..=9999).contains(&y))
 }
 
 fn receive(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, report: &mut Report) -> Result<()> {
     let cursor = state.cursor.clone();
     let replica = state.replica.clone();
-    let (rows, next_cursor) = hub.with(Some(Duration::from_secs(600)), async |c| {
+    let mut applier = Applier::new(conn, selection);
+    let limits = (MAX_RESOLUTION_BYTES as i32, MAX_ROW_BYTES as i32);
+    let (next_cursor, complete) = hub.with(async |c| {
         let tx = c
             .build_transaction()
             .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
@@ -485,125 +758,231 @@ fn receive(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selectio
             .start()
             .await
             .described()?;
-        // Every transaction below the snapshot's xmin has ended: rows it
-        // wrote are final and visible now; anything still to come lands at
-        // or above it.
-        let xmin: String = tx
-            .query_one("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", &[])
+        // The snapshot: every row it shows is applied; the next cursor is
+        // the oldest transaction it saw running (whose rows, and any
+        // later ones', a later sync receives).
+        let horizon: String = tx
+            .query_one(
+                "SELECT coalesce((SELECT min(x)::text FROM pg_snapshot_xip(pg_current_snapshot()) AS x), \
+                                 pg_snapshot_xmax(pg_current_snapshot())::text)",
+                &[],
+            )
             .await
             .described()?
             .get(0);
-        let mut rows = Vec::new();
-        for row in tx
-            .query(
-                "SELECT uid, project, error_key, signature, headline, resolution::text, \
-                        to_char(sent_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') \
-                 FROM errkb.fixes WHERE xid >= $1::text::xid8 AND xid < $2::text::xid8 ORDER BY xid",
-                &[&cursor, &xmin],
-            )
+        let statement = tx.prepare(RECEIVE_SQL).await.described()?;
+        let portal = tx
+            .bind(&statement, &[&cursor, &replica, &limits.0, &limits.1])
             .await
-            .described()?
-        {
-            let mut p = Params::default();
-            for (i, name) in RECEIVED_FIX_FIELDS.iter().enumerate() {
-                p.set(name, row.get::<_, String>(i));
+            .described()?;
+        let mut stopped_at: Option<String> = None;
+        let mut received_bytes = 0usize;
+        'fetch: loop {
+            let rows = tx.query_portal(&portal, FETCH_BATCH).await.described()?;
+            let last = rows.len() < FETCH_BATCH as usize;
+            for row in &rows {
+                let (xid, item) = check(row);
+                if received_bytes > MAX_SYNC_BYTES && applier.last_xid.as_deref() != Some(xid.as_str()) {
+                    // the limit is past: stop where this transaction's rows start
+                    stopped_at = Some(xid);
+                    break 'fetch;
+                }
+                if let Incoming::Fix(p) = &item {
+                    received_bytes += p.get("resolution").map_or(0, str::len);
+                }
+                applier.apply(xid, item, report)?;
             }
-            rows.push(Incoming::Fix(p));
-        }
-        for row in tx
-            .query(
-                "SELECT uid, replica, learned, sessions, advised, helped, failed FROM errkb.counts \
-                 WHERE xid >= $1::text::xid8 AND xid < $2::text::xid8 AND replica <> $3 ORDER BY xid",
-                &[&cursor, &xmin, &replica],
-            )
-            .await
-            .described()?
-        {
-            let mut p = Params::default();
-            p.set("uid", row.get::<_, String>(0));
-            p.set("replica", row.get::<_, String>(1));
-            for (i, name) in ["learned", "sessions", "advised", "helped", "failed"]
-                .iter()
-                .enumerate()
-            {
-                p.set(name, row.get::<_, i64>(i + 2).to_string());
+            if last {
+                break;
             }
-            rows.push(Incoming::Counts(p));
-        }
-        for row in tx
-            .query(
-                "SELECT uid FROM errkb.retractions WHERE xid >= $1::text::xid8 AND xid < $2::text::xid8 ORDER BY xid",
-                &[&cursor, &xmin],
-            )
-            .await
-            .described()?
-        {
-            rows.push(Incoming::Retraction(row.get(0)));
         }
         tx.commit().await.described()?;
-        Ok((rows, xmin))
+        Ok(match stopped_at {
+            Some(xid) => (min_xid(&xid, &horizon), false),
+            None => (horizon, true),
+        })
     })?;
-    apply(conn, rows, selection, report)?;
-    State::record_success(conn, &next_cursor)?;
+    applier.finish(report)?;
+    report.more_waits = !complete;
+    State::record_success(conn, &next_cursor, complete)?;
     Ok(())
 }
 
-/// Store what was received, in short write transactions.
-fn apply(conn: &Connection, rows: Vec<Incoming>, selection: &Selection, report: &mut Report) -> Result<()> {
-    let mut fix_script = script::Repeated::new(RECEIVE_FIX_SQL, "hub");
-    let mut counts_script = script::Repeated::new(RECEIVE_COUNTS_SQL, "hub");
-    let mut forget_script = script::Repeated::new(FORGET_SQL, "hub");
-    let mut batch: Option<Instant> = None;
-    let fixes_before: i64 = conn.query_row("SELECT count(*) FROM fixes WHERE origin = 'team'", [], |r| r.get(0))?;
-    for row in rows {
-        if batch.is_none() {
-            conn.execute_batch("BEGIN IMMEDIATE")?;
-            batch = Some(Instant::now());
+/// The smaller of two transaction ids (as text).
+fn min_xid(a: &str, b: &str) -> String {
+    match (a.parse::<u64>(), b.parse::<u64>()) {
+        (Ok(x), Ok(y)) => x.min(y).to_string(),
+        _ => a.to_owned(),
+    }
+}
+
+/// Stores what is received, in short write transactions.
+struct Applier<'c> {
+    conn: &'c Connection,
+    selection: &'c Selection,
+    fix: script::Repeated,
+    counts: script::Repeated,
+    withdrawal: script::Repeated,
+    removal: script::Repeated,
+    claim: script::Repeated,
+    batch: Option<Instant>,
+    fixes_before: i64,
+    last_xid: Option<String>,
+    /// Hub uids retracted for everyone in this sync, done once each.
+    retracted: HashSet<String>,
+}
+
+impl<'c> Applier<'c> {
+    fn new(conn: &'c Connection, selection: &'c Selection) -> Self {
+        Applier {
+            conn,
+            selection,
+            fix: script::Repeated::new(RECEIVE_FIX_SQL, "hub"),
+            counts: script::Repeated::new(RECEIVE_COUNTS_SQL, "hub"),
+            withdrawal: script::Repeated::new(RECEIVE_WITHDRAWAL_SQL, "hub"),
+            removal: script::Repeated::new(RECEIVE_REMOVAL_SQL, "hub"),
+            claim: script::Repeated::new(RECEIVE_CLAIM_SQL, "hub"),
+            batch: None,
+            fixes_before: -1,
+            last_xid: None,
+            retracted: HashSet::new(),
         }
-        match row {
+    }
+
+    fn apply(&mut self, xid: String, item: Incoming, report: &mut Report) -> Result<()> {
+        let conn = self.conn;
+        if self.fixes_before < 0 {
+            self.fixes_before = team_fix_count(conn)?;
+        }
+        if self.batch.is_none() {
+            conn.execute_batch("BEGIN IMMEDIATE")?;
+            self.batch = Some(Instant::now());
+        }
+        match item {
             Incoming::Fix(p) => {
-                let uid = p.get("uid").unwrap_or_default();
-                let resolution = p.get("resolution").unwrap_or_default();
-                let project = p.get("project").unwrap_or_default();
-                let well_formed = uid.len() == 32 && uid.bytes().all(|b| b.is_ascii_hexdigit());
-                let total: usize = RECEIVED_FIX_FIELDS.iter().map(|k| p.get(k).map_or(0, str::len)).sum();
-                if !well_formed || resolution.len() > MAX_RESOLUTION_BYTES || total > 2 * MAX_RESOLUTION_BYTES {
-                    report.refused += 1;
-                } else if !selection.shares(project, None) {
-                    report.not_shared += 1;
+                if self.selection.shares(p.get("project").unwrap_or_default(), None) {
+                    self.fix.run(conn, &p)?;
                 } else {
-                    fix_script.run(conn, &p)?;
+                    report.not_shared += 1;
                 }
             }
             Incoming::Counts(p) => {
-                counts_script.run(conn, &p)?;
+                self.counts.run(conn, &p)?;
                 report.received_counts += 1;
             }
-            Incoming::Retraction(uid) => {
+            Incoming::Retraction(uid, member) if member.is_empty() => {
+                if self.retracted.insert(uid.clone()) {
+                    retract_everywhere(conn, &uid)?;
+                    report.received_retractions += 1;
+                }
+            }
+            Incoming::Retraction(uid, member) => {
                 let mut p = Params::default();
-                p.set("uid", uid);
-                p.set("sent", "1");
-                forget_script.run(conn, &p)?;
+                p.set("hub_uid", uid);
+                p.set("member", member);
+                self.withdrawal.run(conn, &p)?;
                 report.received_retractions += 1;
             }
+            Incoming::Removal(member) => {
+                let mut p = Params::default();
+                p.set("member", member);
+                self.removal.run(conn, &p)?;
+                report.removed_members += 1;
+            }
+            Incoming::Claim(replica, member) => {
+                let mut p = Params::default();
+                p.set("replica", replica);
+                p.set("member", member);
+                self.claim.run(conn, &p)?;
+            }
+            Incoming::Refused { member, uid, reason } => {
+                conn.execute(
+                    "INSERT INTO hub_refused (ts, member, hub_uid, reason) VALUES (utc_now(), ?1, ?2, ?3)",
+                    rusqlite::params![member.map(|m| truncate(&m, 256)), uid.map(|u| truncate(&u, 64)), reason],
+                )?;
+                report.refused += 1;
+            }
         }
-        if batch.is_some_and(|t| t.elapsed() >= APPLY_BATCH) {
+        self.last_xid = Some(xid);
+        if self.batch.is_some_and(|t| t.elapsed() >= APPLY_BATCH) {
             conn.execute_batch("COMMIT")?;
-            batch = None;
+            self.batch = None;
             std::thread::sleep(APPLY_GAP);
         }
+        Ok(())
     }
-    if batch.is_some() {
-        conn.execute_batch("COMMIT")?;
+
+    /// The last batch committed; the team's fixes nobody stands behind any
+    /// more removed; what the team says of each fix made again; what was
+    /// refused trimmed to the newest rows.
+    fn finish(mut self, report: &mut Report) -> Result<()> {
+        let conn = self.conn;
+        if self.batch.take().is_some() {
+            conn.execute_batch("COMMIT")?;
+        }
+        let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+        let orphans: Vec<String> = tx
+            .prepare(UNSUPPORTED_SQL)?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut drop = script::Repeated::new(DROP_FIX_SQL, "hub");
+        for uid in orphans {
+            let mut p = Params::default();
+            p.set("uid", uid);
+            drop.run(&tx, &p)?;
+        }
+        tx.execute_batch(STANDING_SQL)?;
+        tx.execute(
+            "DELETE FROM hub_refused WHERE id <= (SELECT max(id) FROM hub_refused) - ?1",
+            [REFUSED_KEPT],
+        )?;
+        tx.commit()?;
+        if self.fixes_before >= 0 {
+            report.received_fixes = (team_fix_count(conn)? - self.fixes_before).max(0) as usize;
+        }
+        Ok(())
     }
-    let fixes_after: i64 = conn.query_row("SELECT count(*) FROM fixes WHERE origin = 'team'", [], |r| r.get(0))?;
-    report.received_fixes = (fixes_after - fixes_before).max(0) as usize;
+}
+
+fn team_fix_count(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row("SELECT count(*) FROM team_fixes", [], |r| r.get(0))?)
+}
+
+fn truncate(text: &str, bytes: usize) -> String {
+    let mut end = text.len().min(bytes);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_owned()
+}
+
+/// A retraction for everyone (by the hub's owner): the fix, whatever this
+/// machine calls it, is retracted here too and never learned, received or
+/// advised again.
+fn retract_everywhere(conn: &Connection, hub_uid: &str) -> Result<()> {
+    let mut uids: Vec<String> = conn
+        .prepare(
+            "SELECT uid FROM fixes WHERE uid = ?1 \
+             UNION SELECT f.uid FROM team_fixes AS t JOIN fixes AS f ON f.id = t.fix_id WHERE t.hub_uid = ?1",
+        )?
+        .query_map([hub_uid], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    if !uids.iter().any(|u| u == hub_uid) {
+        uids.push(hub_uid.to_owned());
+    }
+    for uid in uids {
+        let mut p = Params::default();
+        p.set("uid", uid);
+        p.set("sent", "1");
+        script::run(conn, RETRACT_SQL, &p, &mut std::io::sink())?;
+        script::run(conn, DROP_FIX_SQL, &p, &mut std::io::sink())?;
+    }
     Ok(())
 }
 
-/// `errkb forget FIX`: the fix (its id here, or its uid) retracted locally
-/// now, and for the team at the next sync. Returns its uid.
-pub fn forget(conn: &Connection, fix: &str) -> Result<String> {
+/// A fix here, by its id (errkb search --json shows it) or its uid: its uid,
+/// and the uids its senders gave it on the hub.
+pub fn fix_uids(conn: &Connection, fix: &str) -> Result<(String, Vec<String>)> {
     let uid: Option<String> = conn
         .query_row(
             "SELECT uid FROM fixes WHERE CAST(id AS TEXT) = ?1 OR uid = ?1",
@@ -614,12 +993,64 @@ pub fn forget(conn: &Connection, fix: &str) -> Result<String> {
     let Some(uid) = uid else {
         bail!("no fix {fix} here (errkb search --json shows a fix's id)");
     };
+    let mut hub_uids: Vec<String> = conn
+        .prepare("SELECT DISTINCT t.hub_uid FROM team_fixes AS t JOIN fixes AS f ON f.id = t.fix_id WHERE f.uid = ?1")?
+        .query_map([&uid], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    if !hub_uids.contains(&uid) {
+        hub_uids.push(uid.clone());
+    }
+    Ok((uid, hub_uids))
+}
+
+/// `errkb forget FIX`: the fix retracted here now (never learned, received
+/// or advised again), and this member's copy withdrawn from the hub at the
+/// next sync. Returns its uid.
+pub fn forget(conn: &Connection, fix: &str) -> Result<String> {
+    let (uid, _) = fix_uids(conn, fix)?;
     let mut p = Params::default();
     p.set("uid", uid.clone());
     p.set("sent", "0");
     // (a transaction rolls back when dropped uncommitted)
     let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
-    script::run(&tx, FORGET_SQL, &p, &mut std::io::sink())?;
+    script::run(&tx, RETRACT_SQL, &p, &mut std::io::sink())?;
+    script::run(&tx, DROP_FIX_SQL, &p, &mut std::io::sink())?;
     tx.commit()?;
     Ok(uid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resolution_must_be_a_fixs_json() {
+        assert!(check_resolution(r#"{"resolvedBy":"success_after_error","tool":"Bash","command":"make"}"#).is_ok());
+        assert!(check_resolution(r#"{"resolvedBy":"x","tool":"Bash","commands":["a","b"],"edits":[{"file":"a","before":"x","after":null}]}"#).is_ok());
+        for bad in [
+            "[]",
+            "not json",
+            r#"{"tool":"Bash"}"#,
+            r#"{"resolvedBy":1,"tool":"Bash"}"#,
+            r#"{"resolvedBy":"x","tool":"Bash","commands":"rm -rf /"}"#,
+            r#"{"resolvedBy":"x","tool":"Bash","commands":[{"a":1}]}"#,
+            r#"{"resolvedBy":"x","tool":"Bash","edits":[["a"]]}"#,
+        ] {
+            assert!(check_resolution(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn times_are_checked() {
+        assert!(looks_like_time("2026-11-27T09:00:00.123Z"));
+        for bad in ["", "infinity", "294276-01-01T00:00:00.000Z", "0001-01-01T00:00:00.000Z", "2026-11-27"] {
+            assert!(!looks_like_time(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_smaller_transaction_id() {
+        assert_eq!(min_xid("900", "1000"), "900");
+        assert_eq!(min_xid("1000", "900"), "900");
+    }
 }

@@ -1,11 +1,11 @@
--- Retract a fix (errkb forget, or a teammate's retraction received): it
--- is removed with its counts, and its uid kept so that it is never
--- received, sent or advised again. When the hub has the retraction
--- already, :sent is 1.
---   :uid :sent
-INSERT INTO main.retracted_fixes (uid, ts, sent) VALUES (:uid, utc_now(), :sent)
-ON CONFLICT(uid) DO UPDATE SET sent = max(sent, excluded.sent);
+-- Remove a fix (by its uid here) with everything about it: after a
+-- retraction, or when a teammate's fix lost every member that sent it and
+-- this machine never learned or confirmed it itself.
+--   :uid
 DELETE FROM main.fix_counts WHERE fix_id IN (SELECT id FROM main.fixes WHERE uid = :uid);
+DELETE FROM main.team_counts WHERE fix_id IN (SELECT id FROM main.fixes WHERE uid = :uid);
+DELETE FROM main.team_fixes WHERE fix_id IN (SELECT id FROM main.fixes WHERE uid = :uid);
+DELETE FROM main.team_standing WHERE fix_id IN (SELECT id FROM main.fixes WHERE uid = :uid);
 DELETE FROM main.hub_sent WHERE fix_id IN (SELECT id FROM main.fixes WHERE uid = :uid);
 UPDATE main.learned_errors SET fix_id = NULL WHERE fix_id IN (SELECT id FROM main.fixes WHERE uid = :uid);
 -- the entry's latest fix, for the original system's readers, becomes the
