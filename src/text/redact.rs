@@ -1,8 +1,13 @@
 //! `redact_secrets(text)`: credentials replaced by `[REDACTED]` before
 //! anything from a tool call is stored, logged or shown to an agent.
 //!
-//! The one place that decides what is secret. Five passes, in this order
-//! (each sees the previous passes' `[REDACTED]`):
+//! The one place that decides what is secret. First the text is made
+//! inert (`terminal::inert`: no escape sequence, no control character but
+//! `\n` and `\t`), so that nothing stored, logged, shown or sent acts on a
+//! terminal and no colour code hides a secret or a home folder from the
+//! rules. Then five passes, in this order (each sees the previous passes'
+//! `[REDACTED]`):
+//!
 //!
 //! 1. **Private key blocks** (`-----BEGIN … PRIVATE KEY-----` to its END,
 //!    or to the end of a text cut short).
@@ -37,6 +42,8 @@ use std::borrow::Cow;
 use std::sync::{LazyLock, OnceLock};
 
 use regex::bytes::{Captures, Match, Regex};
+
+use super::terminal::inert;
 
 pub const REDACTED: &str = "[REDACTED]";
 
@@ -339,7 +346,15 @@ impl BytePairs {
     }
 }
 
+/// The text made inert (`terminal::inert`), then the five passes.
 pub fn redact_secrets(text: &str) -> Cow<'_, str> {
+    match inert(text) {
+        Cow::Borrowed(text) => redact_inert_secrets(text),
+        Cow::Owned(text) => Cow::Owned(redact_inert_secrets(&text).into_owned()),
+    }
+}
+
+fn redact_inert_secrets(text: &str) -> Cow<'_, str> {
     let lower = text.to_ascii_lowercase();
     let mut out = Cow::Borrowed(text);
     if contains_any(&lower, KEY_TRIGGERS) {
@@ -1221,6 +1236,38 @@ mod tests {
         ] {
             assert_eq!(redact_secrets(input), want, "{input}");
         }
+    }
+
+    #[test]
+    fn escapes_go_first_and_hide_nothing() {
+        for (input, want) in [
+            ("\x1b[31merror\x1b[0m: \x1b]0;pwned\x07done", "error: done"),
+            ("\x1b[1mpassword\x1b[0m: hunter22x", "password: [REDACTED]"),
+            (
+                "\x1b[33mGITHUB_TOKEN=\x1b[1mghp_abcdefghijklmnopqrstuvwxyz0123456789\x1b[0m",
+                "GITHUB_TOKEN=[REDACTED]",
+            ),
+            ("--password\x1b[0m s3cr3tPass", "--password [REDACTED]"),
+            ("a\r\nb\rc\x00d\u{9b}2Je", "a\nb\ncde"),
+        ] {
+            assert_eq!(redact_secrets(input), want, "{input:?}");
+        }
+        assert_eq!(redact_private("\x1b[90m/Users/alice/x\x1b[0m"), "~/x");
+        assert_eq!(redact_path("\x1b[90m/home/alice/.env"), SENSITIVE_PATH);
+        let config = proptest::prelude::ProptestConfig::with_cases(2000);
+        proptest::proptest!(config, |(text in "(\\PC|[\\x00-\\x1f\\x7f\\u{80}-\\u{9f}]|\\x1b\\[[0-9;]{0,4}m|/home/alice|https://bob@|password=){0,30}")| {
+            for out in [redact_secrets(&text), redact_private(&text), redact_path(&text)] {
+                proptest::prop_assert!(
+                    out.chars().all(|c| c == '\n' || c == '\t' || !(c.is_control() || ('\u{80}'..='\u{9f}').contains(&c))),
+                    "{:?} → {:?}", text, out
+                );
+            }
+            // no home folder is left that the pass would find again (the
+            // secrets passes need not be idempotent: `password=/home/x…`
+            // is a path until its home is `~`)
+            let once = redact_private(&text).into_owned();
+            proptest::prop_assert_eq!(redact_home(&once), once.as_str());
+        });
     }
 
     #[test]
