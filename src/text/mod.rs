@@ -10,3 +10,4 @@ pub mod paths_in_text;
 pub mod redact;
 pub mod signature;
 pub mod similarity;
+pub mod terminal;

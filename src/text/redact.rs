@@ -1,8 +1,12 @@
 //! `redact_secrets(text)`: credentials replaced by `[REDACTED]` before
 //! anything from a tool call is stored, logged or shown to an agent.
 //!
-//! The one place that decides what is secret. Five passes, in this order
-//! (each sees the previous passes' `[REDACTED]`):
+//! The one place that decides what is secret. First the text is made
+//! inert (`terminal::inert`: no escape sequence, no control character but
+//! `\n` and `\t`), so that nothing stored, logged, shown or sent acts on a
+//! terminal and no colour code hides a secret or a home folder from the
+//! rules. Then five passes, in this order (each sees the previous passes'
+//! `[REDACTED]`):
 //!
 //! 1. **Private key blocks** (`-----BEGIN … PRIVATE KEY-----` to its END,
 //!    or to the end of a text cut short).
@@ -37,6 +41,8 @@ use std::borrow::Cow;
 use std::sync::{LazyLock, OnceLock};
 
 use regex::bytes::{Captures, Match, Regex};
+
+use super::terminal::inert;
 
 pub const REDACTED: &str = "[REDACTED]";
 
@@ -339,7 +345,15 @@ impl BytePairs {
     }
 }
 
+/// The text made inert (`terminal::inert`), then the five passes.
 pub fn redact_secrets(text: &str) -> Cow<'_, str> {
+    match inert(text) {
+        Cow::Borrowed(text) => redact_inert_secrets(text),
+        Cow::Owned(text) => Cow::Owned(redact_inert_secrets(&text).into_owned()),
+    }
+}
+
+fn redact_inert_secrets(text: &str) -> Cow<'_, str> {
     let lower = text.to_ascii_lowercase();
     let mut out = Cow::Borrowed(text);
     if contains_any(&lower, KEY_TRIGGERS) {
@@ -1031,131 +1045,274 @@ pub fn is_sensitive_file(name: &str) -> bool {
 
 pub const SENSITIVE_PATH: &str = "[SENSITIVE_PATH]";
 
-/// Secrets and the user's home folder: what errkb stores, logs, shows or
-/// sends is redacted with this.
+/// Secrets and user names: what errkb stores, logs, shows or sends is
+/// redacted with this. `redact_secrets` (which makes the text inert
+/// first), then `redact_user_names`.
 pub fn redact_private(text: &str) -> Cow<'_, str> {
     match redact_secrets(text) {
-        Cow::Borrowed(text) => redact_home(text),
-        Cow::Owned(text) => Cow::Owned(redact_home(&text).into_owned()),
+        Cow::Borrowed(text) => redact_user_names(text),
+        Cow::Owned(text) => Cow::Owned(redact_user_names(&text).into_owned()),
     }
 }
 
+/// No user name left: home folders written as `~` (`redact_home`), and
+/// the user name of a URL replaced by `[REDACTED]` (`redact_url_users`).
+/// Only the name goes; whatever follows it stays.
+pub fn redact_user_names(text: &str) -> Cow<'_, str> {
+    match redact_home(text) {
+        Cow::Borrowed(text) => redact_url_users(text),
+        Cow::Owned(text) => Cow::Owned(redact_url_users(&text).into_owned()),
+    }
+}
+
+/// A character of a user name as home folders have them: letters and
+/// digits of any script (with their combining accents: macOS writes
+/// `José` decomposed), `.`, `_`, `-`, `@` (`alice@corp.example` from a
+/// directory service), `%` (a name percent-encoded in a URL) and `+`.
+/// Anything else ends the name: separators, blanks, quotes, brackets,
+/// shell operators (`&`, `|`, `;`, `<`, `>`), `:`, `,`, `=`, `*`, `?`,
+/// `#`, `!`, `$`, typographic quotes and other punctuation.
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric()
+        || matches!(c, '.' | '_' | '-' | '@' | '%' | '+')
+        || matches!(c, '\u{300}'..='\u{36f}' | '\u{1ab0}'..='\u{1aff}' | '\u{1dc0}'..='\u{1dff}' | '\u{20d0}'..='\u{20ff}' | '\u{fe20}'..='\u{fe2f}')
+}
+
+/// Can a path start after `c`? Not after a letter, a digit or a path's
+/// own characters (`/mnt/home/x`, `~/home/x`, `my-home/x` are not home
+/// folders); after a blank, a quote, `=`, `:`, `(`, `@`, `&`, … it can.
+fn starts_path_after(c: char) -> bool {
+    !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '~' | '/' | '\\' | '%' | '+' | '$'))
+}
+
+/// The length of the user name at the start of `rest`, 0 for none (so
+/// `/home/$USER` stays: a variable, not a name). A name does not end with
+/// `.` (`in /home/alice.` keeps its full stop). With
+/// `spaces_before`, a Windows profile folder, words joined by single
+/// spaces count when `spaces_before` follows the last (`C:\Users\John
+/// Smith\x`).
+fn user_name_len(rest: &str, spaces_before: Option<&str>) -> usize {
+    let run = |s: &str| {
+        s.char_indices()
+            .find(|&(_, c)| !is_name_char(c))
+            .map_or(s.len(), |(i, _)| i)
+    };
+    let mut len = run(rest);
+    if let Some(separator) = spaces_before.filter(|_| len > 0) {
+        let mut end = len;
+        while rest[end..].starts_with(' ') {
+            let word = run(&rest[end + 1..]);
+            if word == 0 {
+                break;
+            }
+            end += 1 + word;
+            if rest[end..].starts_with(separator) {
+                len = end;
+            }
+        }
+    }
+    rest[..len].trim_end_matches(['.', ' ']).len()
+}
+
+/// The layouts of home folders on Unix systems, each followed by the name.
+const UNIX_HOMES: &[&str] = &["/home/", "/Users/", "/var/home/", "/usr/home/", "/export/home/"];
+
 /// A home folder written as `~`, so that no user name is stored:
-/// `/home/NAME/…`, `/Users/NAME/…` and `C:\Users\NAME\…` (any drive, either
-/// slash) become `~/…` (`~\…`), and Claude Code's encoding of a project
-/// folder in its transcripts' path (`-home-NAME-…`, `-Users-NAME-…`)
-/// becomes `-~-…`. A home folder only counts where a path starts: after
-/// the start of the text, a space, a quote, `=`, `:`, `(`, `[`, `,` or
-/// `@` (so `/mnt/home/x` stays).
+/// - `/home/NAME`, `/Users/NAME`, `/var/home/NAME` (Fedora Silverblue),
+///   `/usr/home/NAME` (FreeBSD), `/export/home/NAME` (Solaris) → `~`;
+/// - Windows profiles, `C:\Users\NAME`, `C:/Users/NAME`,
+///   `C:\\Users\\NAME` (in JSON), `/mnt/c/Users/NAME` (WSL),
+///   `/c/Users/NAME` (Git Bash), `/cygdrive/c/Users/NAME` → `~` (the
+///   separator that follows stays: `~\src`);
+/// - in a `file://` URL: `file:///home/NAME/x`, `file:///C:/Users/NAME/x`
+///   → `file://~/x`;
+/// - Claude Code's encoding of a project folder in its transcripts' path
+///   (`-home-NAME-…`, `-Users-NAME-…`, `C--Users-NAME-…`) → `-~-…`.
+///
+/// A home folder only counts where a path starts (see
+/// `starts_path_after`; also after `file://` and in a glued short option,
+/// `-I/home/NAME/include`), so `/mnt/home/x` stays.
 pub fn redact_home(text: &str) -> Cow<'_, str> {
     let bytes = text.as_bytes();
-    if !(memchr::memmem::find(bytes, b"home").is_some()
-        || memchr::memmem::find(bytes, b"Users").is_some()
-        || memchr::memmem::find(bytes, b"users").is_some())
+    if !["home", "Users", "users", "USERS"]
+        .iter()
+        .any(|t| memchr::memmem::find(bytes, t.as_bytes()).is_some())
     {
         return Cow::Borrowed(text);
     }
     let starts_path = |at: usize| {
-        at == 0
-            || matches!(
-                bytes[at - 1],
-                b' ' | b'\t'
-                    | b'\n'
-                    | b'\r'
-                    | b'\''
-                    | b'"'
-                    | b'`'
-                    | b'='
-                    | b':'
-                    | b'('
-                    | b'['
-                    | b','
-                    | b'@'
-                    | b'<'
-                    | b'>'
-                    | b'{'
-                    | b';'
-                    | b'|'
-            )
+        let Some(previous) = text[..at].chars().next_back() else {
+            return true;
+        };
+        starts_path_after(previous) || previous == '@'
+            // a short option with its value glued: -I/home/NAME
+            || (previous.is_ascii_alphabetic()
+                && at >= 2
+                && bytes[at - 2] == b'-'
+                && text[..at - 2].chars().next_back().is_none_or(starts_path_after))
     };
-    let is_name = |b: u8| {
-        !matches!(
-            b,
-            b'/' | b'\\'
-                | b' '
-                | b'\t'
-                | b'\n'
-                | b'\r'
-                | b'\''
-                | b'"'
-                | b'`'
-                | b':'
-                | b')'
-                | b']'
-                | b','
-                | b'>'
-                | b'}'
-                | b';'
-                | b'|'
-                | b'*'
-        )
-    };
+    let after_file_scheme = |at: usize| at >= 7 && bytes[at - 7..at].eq_ignore_ascii_case(b"file://");
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
     let mut i = 0;
     while i < bytes.len() {
-        // (where the prefix starts, its length)
-        let found: Option<(usize, usize)> = if bytes[i] == b'/' && starts_path(i) {
-            [&b"/home/"[..], &b"/Users/"[..]]
-                .iter()
-                .find(|p| bytes[i..].starts_with(p))
-                .map(|p| (i, p.len()))
-        } else if bytes[i].is_ascii_alphabetic()
-            && starts_path(i)
-            && bytes.get(i + 1) == Some(&b':')
-            && matches!(bytes.get(i + 2), Some(b'\\' | b'/'))
-            && bytes
-                .get(i + 3..i + 8)
-                .is_some_and(|w| w.eq_ignore_ascii_case(b"users"))
-            && bytes.get(i + 8) == bytes.get(i + 2)
-        {
-            Some((i, 9))
-        } else if bytes[i] == b'-'
-            && (bytes[i..].starts_with(b"-home-") || bytes[i..].starts_with(b"-Users-"))
-            && (i == 0 || bytes[i - 1] == b'/')
+        // (where the home folder starts, where its name starts, the
+        // separator a Windows name with spaces is followed by)
+        let mut found: Option<(usize, usize, Option<&str>)> = None;
+        let (slash_start, file_url) = match bytes[i] {
+            b'/' if after_file_scheme(i) => (true, true),
+            b'/' => (starts_path(i), false),
+            _ => (false, false),
+        };
+        if slash_start {
+            let rest = &bytes[i..];
+            if let Some(home) = UNIX_HOMES.iter().find(|h| rest.starts_with(h.as_bytes())) {
+                found = Some((i, i + home.len(), None));
+            } else if let Some(prefix) = windows_drive_mount(rest) {
+                found = Some((i, i + prefix, Some("/")));
+            } else if file_url {
+                // file:///C:/Users/NAME: the third slash goes with the path
+                if let Some(prefix) = windows_profile(&rest[1..]) {
+                    found = Some((i, i + 1 + prefix.0, Some(prefix.1)));
+                }
+            }
+        } else if bytes[i].is_ascii_alphabetic() && bytes.get(i + 1) == Some(&b':') && starts_path(i) {
+            if let Some((prefix, separator)) = windows_profile(&bytes[i..]) {
+                found = Some((i, i + prefix, Some(separator)));
+            }
+        }
+        if found.is_none()
+            && (bytes[i] == b'-' || bytes[i].is_ascii_alphabetic())
+            && (i == 0 || matches!(bytes[i - 1], b'/' | b'\\' | b'"' | b'\'' | b' '))
         {
             // Claude Code's project folder names: -home-NAME-rest
-            let prefix = if bytes[i..].starts_with(b"-home-") { 6 } else { 7 };
-            let name_end = bytes[i + prefix..]
-                .iter()
-                .position(|&b| b == b'-' || b == b'/')
-                .map(|p| i + prefix + p);
-            if let Some(end) = name_end.filter(|&e| e > i + prefix) {
-                out.push_str(&text[copied..i]);
-                out.push_str("-~");
-                copied = end;
-                i = end;
-                continue;
+            if let Some(prefix) = claude_project_home(&bytes[i..]) {
+                let name = bytes[i + prefix..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_alphanumeric() || **b >= 0x80)
+                    .count();
+                let end = i + prefix + name;
+                if name > 0 && text.is_char_boundary(end) {
+                    out.push_str(&text[copied..i]);
+                    out.push_str("-~");
+                    copied = end;
+                    i = end;
+                    continue;
+                }
             }
-            None
-        } else {
-            None
-        };
-        if let Some((start, prefix)) = found {
-            let name_start = start + prefix;
-            let name_len = bytes[name_start..].iter().take_while(|&&b| is_name(b)).count();
-            let end = name_start + name_len;
-            let at_end = end == bytes.len() || !is_name(bytes[end]);
-            if name_len > 0 && at_end && text.is_char_boundary(end) {
+        }
+        if let Some((start, name_start, separator)) = found {
+            let name_len = user_name_len(&text[name_start..], separator);
+            if name_len > 0 {
                 out.push_str(&text[copied..start]);
                 out.push('~');
-                copied = end;
-                i = end;
-                // `C:\Users\NAME\x` → `~\x`: the separator that follows stays
+                copied = name_start + name_len;
+                i = copied;
                 continue;
             }
         }
         i += 1;
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// `C:\Users\`, `C:/Users/`, `C:\\Users\\` (any drive, `Users` in any
+/// case) at the start of `rest`: (its length, the separator).
+fn windows_profile(rest: &[u8]) -> Option<(usize, &'static str)> {
+    if !(rest.first()?.is_ascii_alphabetic() && rest.get(1) == Some(&b':')) {
+        return None;
+    }
+    let separator = ["\\\\", "\\", "/"]
+        .into_iter()
+        .find(|s| rest[2..].starts_with(s.as_bytes()))?;
+    let users = 2 + separator.len();
+    let name_start = users + 5 + separator.len();
+    (rest.get(users..users + 5)?.eq_ignore_ascii_case(b"users")
+        && rest.get(users + 5..name_start)? == separator.as_bytes())
+    .then_some((name_start, separator))
+}
+
+/// `/mnt/c/Users/` (WSL), `/cygdrive/c/Users/` (Cygwin), `/c/Users/`
+/// (Git Bash, MSYS2) at the start of `rest`: its length.
+fn windows_drive_mount(rest: &[u8]) -> Option<usize> {
+    let after_mount = ["/mnt/", "/cygdrive/", "/"]
+        .into_iter()
+        .find(|m| rest.starts_with(m.as_bytes()))?
+        .len();
+    let drive = rest.get(after_mount..after_mount + 2)?;
+    (drive[0].is_ascii_alphabetic()
+        && drive[1] == b'/'
+        && rest
+            .get(after_mount + 2..after_mount + 7)?
+            .eq_ignore_ascii_case(b"users")
+        && rest.get(after_mount + 7) == Some(&b'/'))
+    .then_some(after_mount + 8)
+}
+
+/// Claude Code's project folder names start with the folder's path, each
+/// character that is not a letter or a digit written `-`: `-home-`,
+/// `-Users-`, `-var-home-`, `-usr-home-`, `-export-home-`, `C--Users-`
+/// (its length, before the name).
+fn claude_project_home(rest: &[u8]) -> Option<usize> {
+    if let Some(home) = ["-home-", "-Users-", "-var-home-", "-usr-home-", "-export-home-"]
+        .into_iter()
+        .find(|h| rest.starts_with(h.as_bytes()))
+    {
+        return Some(home.len());
+    }
+    (rest.first()?.is_ascii_alphabetic() && rest.get(1..9)? == b"--Users-").then_some(9)
+}
+
+/// The user name of a URL replaced by `[REDACTED]`:
+/// `https://alice@host/` → `https://[REDACTED]@host/`,
+/// `https://alice:[REDACTED]@host/` → `https://[REDACTED]:[REDACTED]@host/`
+/// (the password is `redact_secrets`' business). `git`, the user every
+/// Git host's SSH remotes share (`ssh://git@github.com/acme/shop.git`,
+/// like the scp-like `git@github.com:acme/shop.git`, which has no scheme
+/// and is not looked at), names nobody and stays, so remotes stay
+/// recognisable. `user@host` without a scheme (an e-mail address, an
+/// `ssh` argument) cannot be told from an address and is left alone.
+pub fn redact_url_users(text: &str) -> Cow<'_, str> {
+    let bytes = text.as_bytes();
+    if memchr::memchr(b'@', bytes).is_none() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::new();
+    let mut copied = 0;
+    for scheme_end in memchr::memmem::find_iter(bytes, b"://") {
+        // a scheme before it: a letter, then letters, digits, + . -
+        let scheme_len = bytes[..scheme_end]
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-'))
+            .count();
+        if scheme_len == 0 || !bytes[scheme_end - scheme_len].is_ascii_alphabetic() {
+            continue;
+        }
+        let user_start = scheme_end + 3;
+        if user_start < copied {
+            continue;
+        }
+        let authority_len = bytes[user_start..]
+            .iter()
+            .position(|b| b.is_ascii_whitespace() || b"/?#\\\"'<>`".contains(b))
+            .unwrap_or(bytes.len() - user_start);
+        let authority = &bytes[user_start..user_start + authority_len];
+        let Some(at) = memchr::memrchr(b'@', authority) else {
+            continue;
+        };
+        let user_len = memchr::memchr(b':', &authority[..at]).unwrap_or(at);
+        let user = &text[user_start..user_start + user_len];
+        if user.is_empty() || user == "git" || user.contains(REDACTED) {
+            continue;
+        }
+        out.push_str(&text[copied..user_start]);
+        out.push_str(REDACTED);
+        copied = user_start + user_len;
     }
     if copied == 0 {
         return Cow::Borrowed(text);
@@ -1221,6 +1378,38 @@ mod tests {
         ] {
             assert_eq!(redact_secrets(input), want, "{input}");
         }
+    }
+
+    #[test]
+    fn escapes_go_first_and_hide_nothing() {
+        for (input, want) in [
+            ("\x1b[31merror\x1b[0m: \x1b]0;pwned\x07done", "error: done"),
+            ("\x1b[1mpassword\x1b[0m: hunter22x", "password: [REDACTED]"),
+            (
+                "\x1b[33mGITHUB_TOKEN=\x1b[1mghp_abcdefghijklmnopqrstuvwxyz0123456789\x1b[0m",
+                "GITHUB_TOKEN=[REDACTED]",
+            ),
+            ("--password\x1b[0m s3cr3tPass", "--password [REDACTED]"),
+            ("a\r\nb\rc\x00d\u{9b}2Je", "a\nb\ncde"),
+        ] {
+            assert_eq!(redact_secrets(input), want, "{input:?}");
+        }
+        assert_eq!(redact_private("\x1b[90m/Users/alice/x\x1b[0m"), "~/x");
+        assert_eq!(redact_path("\x1b[90m/home/alice/.env"), SENSITIVE_PATH);
+        let config = proptest::prelude::ProptestConfig::with_cases(2000);
+        proptest::proptest!(config, |(text in "(\\PC|[\\x00-\\x1f\\x7f\\u{80}-\\u{9f}]|\\x1b\\[[0-9;]{0,4}m|/home/alice|https://bob@|password=){0,30}")| {
+            for out in [redact_secrets(&text), redact_private(&text), redact_path(&text)] {
+                proptest::prop_assert!(
+                    out.chars().all(|c| c == '\n' || c == '\t' || !(c.is_control() || ('\u{80}'..='\u{9f}').contains(&c))),
+                    "{:?} → {:?}", text, out
+                );
+            }
+            // no user name is left that the pass would find again (the
+            // secrets passes need not be idempotent: `password=/home/x…`
+            // is a path until its home is `~`)
+            let once = redact_private(&text).into_owned();
+            proptest::prop_assert_eq!(redact_user_names(&once), once.as_str());
+        });
     }
 
     #[test]
@@ -1404,6 +1593,54 @@ mod tests {
                 "/root/.claude/projects/-~-shop/1.jsonl",
             ),
             ("/x/projects/-Users-bob-code-x/s.jsonl", "/x/projects/-~-code-x/s.jsonl"),
+            // every layout
+            ("/var/home/alice/x", "~/x"),
+            ("/export/home/alice/x", "~/x"),
+            ("/usr/home/alice/x", "~/x"),
+            ("open file:///home/alice/x.html", "open file://~/x.html"),
+            ("file:///Users/alice/x", "file://~/x"),
+            ("FILE:///C:/Users/alice/x", "FILE://~/x"),
+            ("C:/Users/alice/x", "~/x"),
+            (
+                r#"{"path": "C:\\Users\\alice\\src\\a.ts"}"#,
+                r#"{"path": "~\\src\\a.ts"}"#,
+            ),
+            ("c:\\USERS\\alice\\x", "~\\x"),
+            ("/mnt/c/Users/alice/x", "~/x"),
+            ("/c/Users/alice/x", "~/x"),
+            ("/cygdrive/d/Users/alice/x", "~/x"),
+            ("C:\\Users\\John Smith\\Desktop\\a.txt", "~\\Desktop\\a.txt"),
+            ("/mnt/c/Users/John Smith/x y", "~/x y"),
+            ("dir C:\\Users\\alice and more", "dir ~ and more"),
+            ("-I/home/alice/include -L/home/alice/lib", "-I~/include -L~/lib"),
+            ("/x/projects/-var-home-alice-shop/s", "/x/projects/-~-shop/s"),
+            ("C:\\x\\projects\\C--Users-alice-shop\\s", "C:\\x\\projects\\-~-shop\\s"),
+            ("\"-home-alice-shop\"", "\"-~-shop\""),
+            // the name ends where the shell or the prose goes on
+            ("cd /home/alice&&ls", "cd ~&&ls"),
+            ("cd /home/alice||ls", "cd ~||ls"),
+            ("(cd /home/alice;ls)", "(cd ~;ls)"),
+            ("(cd /home/alice)", "(cd ~)"),
+            ("ls /home/alice>out 2>&1", "ls ~>out 2>&1"),
+            ("echo /home/alice!", "echo ~!"),
+            ("it is in /home/alice.", "it is in ~."),
+            (
+                "in \u{201c}/home/alice\u{201d} and \u{2018}/Users/bob\u{2019}",
+                "in \u{201c}~\u{201d} and \u{2018}~\u{2019}",
+            ),
+            ("/home/alice=x /home/bob#y /home/carol?z /home/dan*", "~=x ~#y ~?z ~*"),
+            ("/home/alice@corp.example/x", "~/x"),
+            ("/Users/Jose\u{301}/x", "~/x"),
+            ("/home/\u{7530}\u{4e2d}/x", "~/x"),
+            ("x=\x1b[90m/Users/alice/x", "x=~/x"),
+            // URL user names
+            ("https://alice:hunter22@host/a", "https://[REDACTED]:[REDACTED]@host/a"),
+            ("https://alice@host/a", "https://[REDACTED]@host/a"),
+            ("ssh://alice@host/srv/repo", "ssh://[REDACTED]@host/srv/repo"),
+            (
+                "'postgresql://app_user@db:5432/shop'",
+                "'postgresql://[REDACTED]@db:5432/shop'",
+            ),
         ];
         for (text, redacted) in cases {
             assert_eq!(redact_private(text), redacted, "{text}");
@@ -1413,8 +1650,65 @@ mod tests {
             "see /home/ for users",
             "https://x.org/Users/list",
             "/usr/bin/python3",
+            "~/home/x",
+            "/srv/my-home/alice",
+            "/home/$USER/x",
+            "/home/${USER}/x",
+            "npm run my-home-page",
+            // the conventional `git` user of Git hosts names nobody
+            "git@github.com:acme/shop.git",
+            "ssh://git@github.com/acme/shop.git",
+            "git+ssh://git@gitlab.com/acme/shop.git",
+            // no scheme: an address, not a URL's user
+            "mail alice@example.com",
+            "Redirecting to https://app.example.com/login?next=user@example.com",
+            "https://x.org/@alice/post",
+            "redis://:[REDACTED]@cache:6379",
+            "https://[REDACTED]@github.com/acme/shop",
         ] {
             assert_eq!(redact_private(text), text, "{text}");
         }
+    }
+
+    /// A text around a user name: before it, anything that ends where a
+    /// path may start; after it, anything that ends a name.
+    const AROUND: &str = "[ !\x22#$&'()*,:;<=>?\\[\\]\\\\^`{|}~\u{201c}\u{201d}\u{a0}\u{3001}\u{ff08}\u{2192}]";
+
+    #[test]
+    fn only_the_user_name_goes() {
+        let config = proptest::prelude::ProptestConfig::with_cases(3000);
+        let layouts = [
+            ("/home/", "~", ""),
+            ("/Users/", "~", ""),
+            ("/var/home/", "~", ""),
+            ("/usr/home/", "~", ""),
+            ("/export/home/", "~", ""),
+            ("file:///home/", "file://~", ""),
+            ("file:///C:/Users/", "file://~", ""),
+            ("C:\\Users\\", "~", ""),
+            ("/mnt/c/Users/", "~", ""),
+            ("https://", "https://[REDACTED]", "@host"),
+            ("ssh://", "ssh://[REDACTED]", ":pw@host"),
+        ];
+        let before = format!("(({AROUND}|[a-z]){{0,12}}[ ('\x22=:,;&|<>@\\[{{])?");
+        let after = format!("({AROUND}|[/.]){{0,12}}");
+        proptest::proptest!(config, |(layout in 0..layouts.len(),
+                                      before in before.as_str(),
+                                      name in "[A-Za-z][A-Za-z0-9._-]{0,10}[A-Za-z0-9]|[a-z]",
+                                      stop in AROUND,
+                                      after in after.as_str())| {
+            let (prefix, replaced, tail) = layouts[layout];
+            proptest::prop_assume!(name != "git");
+            // a URL's user name is followed by its host; a path's by anything
+            let stop = if tail.is_empty() { stop } else { String::new() };
+            // the prefix starts a path: no letter or path character before
+            // it, and no drive letter (`a:/Users/x` is a Windows path)
+            proptest::prop_assume!(!before.ends_with(|c: char| c.is_alphanumeric() || ".-_~/\\%+$".contains(c)));
+            let b = before.as_bytes();
+            proptest::prop_assume!(!(b.len() >= 2 && b[b.len() - 1] == b':' && b[b.len() - 2].is_ascii_alphabetic()));
+            let text = format!("{before}{prefix}{name}{tail}{stop}{after}");
+            let want = format!("{before}{replaced}{tail}{stop}{after}");
+            proptest::prop_assert_eq!(redact_user_names(&text), want, "{}", text);
+        });
     }
 }
