@@ -411,6 +411,28 @@ CREATE TABLE IF NOT EXISTS team_standing (
   members INTEGER NOT NULL DEFAULT 0,
   users INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
+-- What older versions stored is made inert and private as redaction now
+-- is (terminal escapes and control characters out; user names of every
+-- home layout, file:// URLs and URL user names), once, freed pages
+-- overwritten. A key that is cleaned into another row's is left as it
+-- was (its texts are cleaned).
+PRAGMA secure_delete = ON;
+UPDATE events SET data = redact_private(data), project_path = redact_private(project_path),
+                  project = path_basename(redact_private(project_path))
+WHERE (SELECT user_version FROM pragma_user_version) < 17
+  AND (redact_private(data) <> data OR redact_private(project_path) <> project_path);
+UPDATE OR IGNORE error_kb SET error_normalized = redact_private(error_normalized)
+WHERE (SELECT user_version FROM pragma_user_version) < 17 AND redact_private(error_normalized) <> error_normalized;
+UPDATE error_kb SET error_raw = redact_private(error_raw), resolution = redact_private(resolution)
+WHERE (SELECT user_version FROM pragma_user_version) < 17
+  AND (redact_private(error_raw) <> error_raw OR redact_private(resolution) <> resolution);
+UPDATE OR IGNORE fixes SET error_headline = redact_private(error_headline), resolution = redact_private(resolution)
+WHERE (SELECT user_version FROM pragma_user_version) < 17
+  AND (redact_private(error_headline) <> error_headline OR redact_private(resolution) <> resolution);
+UPDATE transcript_imports SET path = redact_private(path)
+WHERE (SELECT user_version FROM pragma_user_version) < 17 AND redact_private(path) <> path;
+PRAGMA secure_delete = OFF;
+
 -- Counts received before members were known (schema 16) were kept under
 -- the sending replica's id: they stay that replica's, as a member of its
 -- own, and the next sync receives everything again with its members (and

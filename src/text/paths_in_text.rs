@@ -96,6 +96,9 @@ fn absolute_path_at(text: &[u8], at: usize) -> usize {
     let rest = &text[at..];
     let lead = if rest.starts_with(b"file:///") {
         7
+    } else if rest.starts_with(b"file://~/") {
+        // (a file URL in the home folder, as redact_private writes it)
+        8
     } else if rest.starts_with(b"~/") {
         1
     } else if rest.first() == Some(&b'/') && rest.get(1).is_some_and(|&b| b != b'/' && !ends_path(b)) {
@@ -207,6 +210,7 @@ mod tests {
                    "app.py and …/__init__.py");
         assert_eq!(cut("File \"/var/home/alice/x.py\", line 1"), "File \"…/x.py\", line 1");
         assert_eq!(cut("open file:///export/home/alice/notes.txt"), "open …/notes.txt");
+        assert_eq!(cut("open file://~/notes/a.txt"), "open …/a.txt");
         assert_eq!(cut(r#"{"file":"C:\\Users\\alice\\proj\\a.ts"}"#), r#"{"file":"…/a.ts"}"#);
         assert_eq!(cut("C:/Users/alice/a.ts:3:1 error"), "…/a.ts:3:1 error");
         assert_eq!(cut("cd /srv/data&&ls"), "cd …/data&&ls");
