@@ -61,7 +61,14 @@ fn owner_url(url: Option<&str>) -> Result<Conninfo> {
 }
 
 /// A password given in the URL is used for this command and never stored.
-fn password_note(info: &Conninfo, out: &mut impl Write) -> Result<()> {
+fn password_note(info: &Conninfo, url_argument: &str, out: &mut impl Write) -> Result<()> {
+    if info.password_in_url && url_argument != "-" {
+        writeln!(
+            out,
+            "a password on the command line is visible to every user of this machine (ps) and stays in your \
+             shell's history: give the URL without it, or as errkb hub join - (the URL on standard input)"
+        )?;
+    }
     if info.password_in_url {
         writeln!(
             out,
@@ -156,7 +163,7 @@ pub fn init(url: &str, out: &mut impl Write) -> Result<ExitCode> {
          errkb hub remove-member NAME --url URL removes a member with all it sent.",
         info.dbname, info.host, info.port, info.dbname
     )?;
-    password_note(&info, out)?;
+    password_note(&info, url, out)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -194,7 +201,7 @@ pub fn join(db_path: &Path, url: &str, out: &mut impl Write) -> Result<ExitCode>
         &state.replica[..8],
         config_file::path()?.display()
     )?;
-    password_note(&info, out)?;
+    password_note(&info, url, out)?;
     writeln!(out, "synced: {report}")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -38,6 +38,9 @@ enum Status {
     Fail,
     /// Switched off on purpose: said, but not a failure.
     Off,
+    /// Worth knowing, with a remedy, but nothing of this machine is broken
+    /// (a teammate's rows the hub sent that were refused).
+    Warn,
 }
 
 /// The lines doctor prints, and whether all is well.
@@ -53,6 +56,7 @@ impl Report<'_> {
             Status::Ok => "ok  ",
             Status::Fail => "FAIL",
             Status::Off => "off ",
+            Status::Warn => "warn",
         };
         writeln!(self.out, "{mark} {label:<13} {}", text.as_ref())?;
         Ok(())
@@ -64,6 +68,11 @@ impl Report<'_> {
 
     fn fail(&mut self, label: &str, text: impl AsRef<str>, remedy: impl AsRef<str>) -> Result<()> {
         self.line(Status::Fail, label, text)?;
+        self.remedy(remedy)
+    }
+
+    fn warn(&mut self, label: &str, text: impl AsRef<str>, remedy: impl AsRef<str>) -> Result<()> {
+        self.line(Status::Warn, label, text)?;
         self.remedy(remedy)
     }
 
@@ -678,24 +687,42 @@ fn check_hub(r: &mut Report, db_path: &Path) -> Result<()> {
     let Some(url) = errkb::config::hub_url() else {
         return Ok(());
     };
-    // (hub_state: errkb-hub writes it at each sync)
-    let state = rusqlite::Connection::open_with_flags(db_path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+    // (hub_state and hub_refused: errkb-hub writes them at each sync)
+    let conn = rusqlite::Connection::open_with_flags(db_path, OpenFlags::SQLITE_OPEN_READ_ONLY).ok();
+    let state = conn.as_ref().and_then(|conn| {
+        conn.query_row(
+            "SELECT last_sync, last_error, failures, next_try FROM hub_state",
+            [],
+            |row| {
+                Ok((
+                    row.get::<_, Option<String>>(0)?,
+                    row.get::<_, Option<String>>(1)?,
+                    row.get::<_, i64>(2)?,
+                    row.get::<_, Option<String>>(3)?,
+                ))
+            },
+        )
         .ok()
-        .and_then(|conn| {
-            conn.query_row(
-                "SELECT last_sync, last_error, failures, next_try FROM hub_state",
-                [],
-                |row| {
-                    Ok((
-                        row.get::<_, Option<String>>(0)?,
-                        row.get::<_, Option<String>>(1)?,
-                        row.get::<_, i64>(2)?,
-                        row.get::<_, Option<String>>(3)?,
-                    ))
-                },
-            )
-            .ok()
-        });
+    });
+    // rows received from the hub that were not stored (malformed, oversized)
+    let refused: Option<(i64, String)> = conn.as_ref().and_then(|conn| {
+        conn.query_row(
+            "SELECT count(*), (SELECT reason || coalesce(' (from ' || member || ')', '') FROM hub_refused \
+             ORDER BY id DESC LIMIT 1) FROM hub_refused",
+            [],
+            |row| Ok((row.get(0)?, row.get::<_, Option<String>>(1)?.unwrap_or_default())),
+        )
+        .ok()
+        .filter(|(n, _)| *n > 0)
+    });
+    if let Some((n, newest)) = refused {
+        r.warn(
+            "hub",
+            format!("{n} rows received from the team's hub were refused, the newest: {newest}"),
+            "errkb hub status lists them; a teammate's errkb may be broken, or a member hostile: the hub's owner \
+             can remove a member (errkb hub remove-member NAME)",
+        )?;
+    }
     let never = || "never".to_owned();
     match state {
         None => r.fail(
