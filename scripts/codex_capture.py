@@ -9,7 +9,7 @@ session rollouts.
     python3 scripts/codex_capture.py [--codex PATH] [--out DIR] [SCENARIO ...]
 
 Scenarios: story, answers, resume, config_toml, matchers, project, plugin,
-mcp, approval (all by default). Each writes DIR/<scenario>/ (payloads.jsonl,
+mcp, subagent, approval (all by default). Each writes DIR/<scenario>/ (payloads.jsonl,
 requests.jsonl, rollout-*.jsonl, stdout.txt, stderr.txt) and the run ends
 with DIR/facts.json: what each check found, and a line per check,
 'N passed, N failed'. No network but 127.0.0.1; no API key (a dummy one);
@@ -644,6 +644,44 @@ class Capture:
                    [p["event"] for p in self.payloads(base)] == ["PreToolUse", "PostToolUse", "PreToolUse"],
                    proc.stderr[-1500:])
 
+    def subagent(self):
+        """A sub-agent (multi_agent_v1's spawn_agent, found with tool_search)
+        that runs a failing command while the parent waits for it."""
+        base, home, project, fake_home = self.scenario("subagent")
+        hooks = self.all_events(base)
+        (home / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=1))
+        found = {}
+
+        def after_spawn(body):
+            out = output_of([body], "sa_1")["output"]
+            found["spawn_output"] = out
+            agent = json.loads(out if isinstance(out, str) else out[0]["text"]).get("agent_id")
+            return [call("sa_2", "wait_agent", namespace="multi_agent_v1", targets=[agent], timeout_ms=60000)]
+
+        script = {"start:SUB": [search("sa_0", "spawn sub-agent")],
+                  "after:sa_0": [call("sa_1", "spawn_agent", namespace="multi_agent_v1",
+                                      message="HELPER-FIX run the check", agent_type="worker")],
+                  "after:sa_1": after_spawn,
+                  "start:HELPER-FIX": [shell("h_1", "python3 -c 'import nosuch'")],
+                  "after:h_1": [text("helper done")],
+                  "after:sa_2": [text("done")]}
+        proc, requests = self.run(base, home, project, fake_home, script, "SUB", "-s", "workspace-write",
+                                  config_extra=trust_toml(home / "hooks.json", hooks))
+        self.rollouts(home, base)
+        payloads = self.payloads(base)
+        self.facts["subagent_payloads"] = [{k: v for k, v in p["payload"].items()
+                                            if k not in ("transcript_path", "model", "permission_mode", "cwd")}
+                                           for p in payloads]
+        self.facts["subagent_spawn_output"] = found.get("spawn_output")
+        helper = [p["payload"] for p in payloads if p["payload"].get("tool_use_id") == "h_1"]
+        parent = payloads[0]["payload"]["session_id"] if payloads else None
+        self.check("a sub-agent's tool calls fire PreToolUse/PostToolUse with the parent's session_id, "
+                   "agent_id and agent_type",
+                   len(helper) == 2 and all(h["session_id"] == parent and h.get("agent_type") == "worker"
+                                            and h.get("agent_id") for h in helper), proc.stderr[-1500:])
+        self.check("SubagentStart and SubagentStop fire",
+                   {"SubagentStart", "SubagentStop"} <= {p["event"] for p in payloads})
+
     def approval(self):
         """permission_mode as hooks see it under other approval policies."""
         base, home, project, fake_home = self.scenario("approval")
@@ -703,7 +741,7 @@ def main():
     capture.facts["version"] = version
     print(version)
     names = args.scenarios or ["story", "answers", "resume", "config_toml", "matchers", "project", "plugin",
-                               "mcp", "approval"]
+                               "mcp", "subagent", "approval"]
     for name in names:
         print(f"== {name}")
         try:
