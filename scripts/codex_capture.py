@@ -210,6 +210,11 @@ class Capture:
         (base / "hook.py").write_text(HOOK)
         return base, home, project, fake_home
 
+    @staticmethod
+    def tmpdir(base):
+        (base / "tmp").mkdir(exist_ok=True)
+        return base / "tmp"
+
     def recorder(self, base, event, tag="", timeout=10, **extra):
         return {"type": "command", "command": f"python3 {base / 'hook.py'} {event} {tag}".strip(),
                 "timeout": timeout, **extra}
@@ -232,7 +237,8 @@ class Capture:
         with StandIn(script, log=base / "requests.jsonl") as standin:
             (home / "config.toml").write_text(config_toml(standin.url) + config_extra)
             env = {"PATH": os.environ["PATH"], "HOME": str(fake_home), "CODEX_HOME": str(home),
-                   "STANDIN_API_KEY": "sk-dummy-not-a-key", "CAPTURE_LOG_DIR": str(base), "LANG": "C.UTF-8"}
+                   "STANDIN_API_KEY": "sk-dummy-not-a-key", "CAPTURE_LOG_DIR": str(base), "LANG": "C.UTF-8",
+                   "TMPDIR": str(self.tmpdir(base))}
             started = time.time()
             # exec's options go before a subcommand (`exec [OPTIONS] resume --last PROMPT`)
             proc = subprocess.run([str(self.codex), sub[0], "--skip-git-repo-check", *args, *sub[1:], prompt],
@@ -309,7 +315,8 @@ class Capture:
         with StandIn(script, log=base / "requests.jsonl") as standin:
             (home / "config.toml").write_text(config_toml(standin.url) + config_extra)
             proc, request = self.app_server(home, project, fake_home,
-                                            {"STANDIN_API_KEY": "sk-dummy-not-a-key", "CAPTURE_LOG_DIR": str(base)})
+                                            {"STANDIN_API_KEY": "sk-dummy-not-a-key", "CAPTURE_LOG_DIR": str(base),
+                                             "TMPDIR": str(self.tmpdir(base))})
             try:
                 thread = request("thread/start", {"cwd": str(project), "approvalPolicy": "never",
                                                   "sandbox": "workspace-write"})["result"]["thread"]["id"]
@@ -463,6 +470,10 @@ class Capture:
                                             "entries": [{**e, "text": e["text"][:200]} for e in r["entries"]],
                                             "durationMs": r.get("durationMs")} for r in runs]
         big = json.dumps(seen.get("a_8", {}))
+        spilled = re.search(r"Full hook output saved to: ([^\s\"\\]+)", json.dumps(requests[-1]["input"]))
+        self.facts["answers_spill_path"] = spilled.group(1) if spilled else None
+        self.check("a big additionalContext is spilled to $TMPDIR/hook_outputs/<session>/",
+                   spilled and spilled.group(1).startswith(str(self.tmpdir(base) / "hook_outputs")))
         self.check("plain stdout of PostToolUse does not reach the model",
                    "PLAIN-" not in json.dumps(seen.get("a_1", {}).get("around")))
         self.check("a big additionalContext is not passed whole", "x" * 20000 not in big)
