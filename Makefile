@@ -14,7 +14,7 @@ PY      := $(VENV)/bin/python
 MODEL   := $(DIST)/model/model.onnx
 ORT_LIB := $(DIST)/$(if $(filter dylib,$(SOEXT)),libonnxruntime.1.32.0.dylib,libonnxruntime.so.1.32.0)
 
-.PHONY: all loadable deps venv model plugin dist demo install test test-fast claude-code loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
+.PHONY: all loadable deps venv model plugin dist demo install test test-fast claude-code codex codex-facts loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
 
 all: loadable
 
@@ -141,6 +141,25 @@ $(CLAUDE):
 	@touch $@
 
 claude-code: $(CLAUDE)
+
+# The real Codex CLI, pinned, for checking docs/CODEX.md
+# (scripts/codex_capture.py drives `codex exec` against the Responses API
+# stand-in, tests/codex_standin.py). npm's @openai/codex is a small node
+# wrapper; the native binary is in its optional dependency
+# @openai/codex-<platform> (npm alias of @openai/codex@<version>-<platform>).
+CODEX_VERSION  := 0.171.0
+CODEX_TRIPLE   := $(shell node -p '({"linux-x64":"x86_64-unknown-linux-musl","linux-arm64":"aarch64-unknown-linux-musl","darwin-x64":"x86_64-apple-darwin","darwin-arm64":"aarch64-apple-darwin"})[process.platform + "-" + process.arch]' 2>/dev/null)
+CODEX          := .cache/codex/node_modules/@openai/codex-$(CLAUDE_PLATFORM)/vendor/$(CODEX_TRIPLE)/bin/codex
+$(CODEX):
+	@mkdir -p .cache/codex
+	cd .cache/codex && npm install --silent --no-audit --no-fund @openai/codex@$(CODEX_VERSION)
+	@touch $@
+
+codex: $(CODEX)
+
+# Re-check the Codex facts (docs/CODEX.md) with the real client.
+codex-facts: $(CODEX)
+	$(PYTHON) scripts/codex_capture.py
 
 # Everything, as CI runs it: the model, the plugin, the real Claude Code client.
 test: loadable model plugin claude-code test-rust test-sql
