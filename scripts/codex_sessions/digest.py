@@ -5,7 +5,7 @@ Usage:
     python3 scripts/codex_sessions/digest.py PATH [PATH ...]
 
 Each PATH is a rollout (``.jsonl`` or ``.jsonl.gz``) or a folder, searched
-recursively for them.  Standard library only (Python 3.11).  The Codex
+recursively for ``rollout-*.jsonl`` / ``rollout-*.jsonl.gz``.  Standard library only (Python 3.11).  The Codex
 counterpart of ``scripts/real_sessions/digest.py``.
 
 For every file the tool calls are listed in the order they were made:
@@ -64,8 +64,9 @@ error.  Shapes by version (as met in the corpus):
 * ``apply_patch``: ``apply_patch verification failed: ...`` (freeform tool,
   0.4x onwards); ``error: Failed to find expected lines ...`` /
   ``error: invalid hunk ...`` / ``error: invalid patch ...`` /
-  ``error: Failed to read file ...`` (0.2x-0.3x, where ``apply_patch`` ran as
-  ``shell`` with ``["apply_patch", PATCH]``).
+  ``error: Failed to read file ...`` (legacy files and 0.2x-0.3x, where
+  ``apply_patch`` ran as ``shell`` with ``["apply_patch", PATCH]`` or as a
+  function tool ``apply_patch`` with a JSON ``input``).
 * MCP and other tools: a JSON result with ``"isError": true``, or text
   beginning ``Search error:`` (a custom search tool in one source).
 
@@ -137,7 +138,7 @@ def find_rollouts(paths: list[str]) -> list[str]:
             for root, dirs, files in os.walk(p):
                 dirs.sort()
                 for name in sorted(files):
-                    if name.endswith(".jsonl") or name.endswith(".jsonl.gz"):
+                    if name.startswith("rollout-") and (name.endswith(".jsonl") or name.endswith(".jsonl.gz")):
                         found.append(os.path.join(root, name))
         else:
             found.append(p)
@@ -449,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     files = find_rollouts(args.paths)
     if not files:
-        print("no .jsonl or .jsonl.gz files found", file=sys.stderr)
+        print("no rollout .jsonl or .jsonl.gz files found", file=sys.stderr)
         return 1
     tot_files = tot_calls = tot_err = 0
     failed = 0
