@@ -312,7 +312,21 @@ class Call:
     note: str = ""
 
 
-def digest_file(path: str, width: int, errors_only: bool, out) -> tuple[int, int, int]:
+@dataclass
+class Rollout:
+    """What one rollout file holds: its calls in order and its session header."""
+    calls: list[Call]
+    sessions: list[str]
+    versions: list[str]
+    originators: list[str]
+    parents: list[str]
+    records: int
+    bad: int
+    orphans: list[tuple[str, Verdict]]
+
+
+def read_rollout(path: str, width: int = INPUT_WIDTH) -> Rollout:
+    """Parse a rollout: the tool calls in the order they were made, each with its verdict."""
     calls: dict[str, Call] = {}
     order: list[str] = []
     sessions: list[str] = []
@@ -402,7 +416,13 @@ def digest_file(path: str, width: int, errors_only: bool, out) -> tuple[int, int
         if cid in exec_end and v and v.status == "running":
             c.note = f" [exec_command_end exit {exec_end[cid]}]"
 
-    listed = [calls[cid] for cid in order]
+    return Rollout([calls[cid] for cid in order], sessions, versions, originators, parents, records, bad, orphans)
+
+
+def digest_file(path: str, width: int, errors_only: bool, out) -> tuple[int, int, int]:
+    r = read_rollout(path, width)
+    listed, sessions, versions, originators, parents = r.calls, r.sessions, r.versions, r.originators, r.parents
+    records, bad, orphans = r.records, r.bad, r.orphans
     n_calls = sum(1 for c in listed if c.verdict is not None)
     n_err = sum(1 for c in listed if c.verdict and c.verdict.status == "ERROR")
     meta = []
