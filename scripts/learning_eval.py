@@ -22,6 +22,11 @@ against the labels written by hand from the transcripts alone
 Weak fixes (the same command with nothing changed) are stored but never
 advised, and are counted apart. A clearly fixed error (labelled a fixed
 error) with no fix learned is a miss.
+
+The sources are reported in two parts: those the learning rules were
+written on, and those held out from rule-writing
+(tests/fixtures/real_sessions/held_out.txt), whose transcripts and labels
+were not read while the rules were written.
 """
 import argparse
 import gzip
@@ -38,6 +43,32 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "dist" / "errkb"
 SESSIONS = ROOT / "tests" / "fixtures" / "real_sessions"
+
+
+def held_out():
+    """The sources held out from rule-writing."""
+    text = (SESSIONS / "held_out.txt").read_text()
+    return {line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")}
+
+
+def sources_of_calls():
+    """tool_use_id → source, for every call of every transcript."""
+    out = {}
+    for gz in sorted(SESSIONS.rglob("*.jsonl.gz")):
+        source = gz.relative_to(SESSIONS).parts[0]
+        with gzip.open(gz, "rt", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if '"tool_use"' not in line:
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                message = record.get("message") if isinstance(record, dict) else None
+                for block in (message or {}).get("content") or []:
+                    if isinstance(block, dict) and block.get("type") == "tool_use":
+                        out[block.get("id")] = source
+    return out
 
 
 def labels():
@@ -120,6 +151,31 @@ def evaluate():
     return {"summary": summary, "verdicts": verdicts, "fixed": fixed, "missed": missed, "labels": truth}
 
 
+def parts(r):
+    """The result split into the part the rules were written on and the
+    part held out from it."""
+    out_sources = held_out()
+    call_source = sources_of_calls()
+
+    def source(error_id):
+        label = r["labels"].get(error_id)
+        return label["source"] if label else call_source.get(error_id)
+
+    # (a source not labelled yet is not judged: its pairs would all count as wrong)
+    labelled = {l["source"] for l in r["labels"].values()}
+    split = {}
+    for name, keep in (("written on", lambda s: s in labelled and s not in out_sources),
+                       ("held out", lambda s: s in labelled and s in out_sources)):
+        split[name] = {
+            "summary": r["summary"],
+            "verdicts": [v for v in r["verdicts"] if keep(source(v[0][0]))],
+            "fixed": [l for l in r["fixed"] if keep(l["source"])],
+            "missed": [l for l in r["missed"] if keep(l["source"])],
+            "labels": {k: l for k, l in r["labels"].items() if keep(l["source"])},
+        }
+    return split
+
+
 def pct(n, d):
     return f"{100 * n / d:.0f} %" if d else "–"
 
@@ -179,14 +235,21 @@ def write_section(path, text):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--write", type=Path, help="also write the report into this Markdown file's learning section")
-    ap.add_argument("--details", action="store_true", help="print every wrong or useless pair and every miss")
+    ap.add_argument("--details", action="store_true",
+                    help="print every wrong or useless pair and every miss (of the sources the rules are written on)")
     args = ap.parse_args()
     r = evaluate()
-    text = report(r)
+    sections = []
+    for name, part in parts(r).items():
+        sources = sorted({l["source"] for l in part["labels"].values()})
+        sections.append(f"### Sources {name} ({len(sources)}: {', '.join(sources)})\n\n{report(part)}")
+    text = "\n\n".join(sections)
     print(r["summary"].rstrip())
     print(text)
     if args.details:
-        print(details(r))
+        # (only of the sources the rules are written on: the held-out ones
+        # are measured, never read)
+        print(details(parts(r)["written on"]))
     if args.write:
         write_section(args.write, text)
 

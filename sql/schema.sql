@@ -433,6 +433,29 @@ UPDATE transcript_imports SET path = redact_private(path)
 WHERE (SELECT user_version FROM pragma_user_version) < 17 AND redact_private(path) <> path;
 PRAGMA secure_delete = OFF;
 
+-- The signatures are made again by this version's rules (a wrapper line,
+-- a passing test's log or a warning no longer stands for the error; a
+-- linter's own diagnostics do), from the error's identifying line, or its
+-- stored text; the vectors of those that changed are made again by the
+-- embedding job.
+CREATE TEMP TABLE resigned (error_kb_id INTEGER PRIMARY KEY, signature TEXT);
+INSERT INTO temp.resigned
+SELECT s.error_kb_id,
+       coalesce(nullif(error_signature(translate_messages(
+                  (SELECT f.error_headline FROM fixes AS f
+                   WHERE f.error_kb_id = s.error_kb_id AND f.error_headline <> '' LIMIT 1))), ''),
+                nullif(error_signature(translate_messages(kb.error_raw)), ''), s.signature)
+FROM error_kb_signatures AS s JOIN error_kb AS kb ON kb.id = s.error_kb_id
+WHERE (SELECT user_version FROM pragma_user_version) BETWEEN 6 AND 16;
+DELETE FROM temp.resigned
+WHERE signature = (SELECT s.signature FROM error_kb_signatures AS s WHERE s.error_kb_id = resigned.error_kb_id);
+UPDATE error_kb_signatures SET signature = (SELECT r.signature FROM temp.resigned AS r
+                                            WHERE r.error_kb_id = error_kb_signatures.error_kb_id)
+WHERE error_kb_id IN (SELECT error_kb_id FROM temp.resigned);
+DELETE FROM vec_error_kb WHERE error_kb_id IN (SELECT error_kb_id FROM temp.resigned);
+DELETE FROM vec_error_kb_bits WHERE error_kb_id IN (SELECT error_kb_id FROM temp.resigned);
+DROP TABLE temp.resigned;
+
 -- Counts received before members were known (schema 16) were kept under
 -- the sending replica's id: they stay that replica's, as a member of its
 -- own, and the next sync receives everything again with its members (and

@@ -5,6 +5,9 @@
 -- :file_content  a Read's file as read (the runner passes it on its own and
 --            leaves tool_response out of :stdin; the sqlite3 shell, which
 --            has only :stdin, finds it there)
+-- :output    a shell command's output (likewise passed on its own): a
+--            success that prints the error again fixed nothing
+-- :subagent  the agent an Agent (Task) call started (tool_response.agentId)
 -- :event_ts  the call's original time when errkb learn imports a
 --            transcript; NULL (now) in a live hook
 -- Prints nothing.
@@ -15,9 +18,9 @@
 -- call site only), and the fields are read from the small array it gives.
 -- (Temp tables are declared, then filled: see PostToolUseFailure.sql.)
 CREATE TEMP TABLE payload (ts, session_id, cwd, tool, command, file_path, target, agent_type, model, agent_id,
-                           tool_use_id, subject, edit, sandbox_off, event_id);
+                           tool_use_id, subject, edit, sandbox_off, background, timeout, event_id);
 INSERT INTO temp.payload (ts, session_id, cwd, tool, command, file_path, target, agent_type, model, agent_id,
-                          tool_use_id, edit, sandbox_off)
+                          tool_use_id, edit, sandbox_off, background, timeout)
 SELECT coalesce(:event_ts, utc_now()),
        coalesce(f ->> '$[0]', 'unknown'), redact_private(f ->> '$[1]'), f ->> '$[2]',
        redact_private(substr(f ->> '$[3]', 1, 20000)), coalesce(f ->> '$[4]', f ->> '$[8]'),
@@ -30,7 +33,8 @@ SELECT coalesce(:event_ts, utc_now()),
        CASE WHEN coalesce(f ->> '$[10]', f ->> '$[11]', f ->> '$[12]') IS NOT NULL
             THEN edit_hunk(redact_private(substr(coalesce(f ->> '$[10]', ''), 1, 20000)),
                            redact_private(substr(coalesce(f ->> '$[11]', f ->> '$[12]', ''), 1, 20000))) END,
-       coalesce(f ->> '$[18]', 0) IN (1, 'true')
+       coalesce(f ->> '$[18]', 0) IN (1, 'true'), coalesce(f ->> '$[21]', 0) IN (1, 'true'),
+       CAST(f ->> '$[22]' AS INTEGER)
 FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.tool_input.command',
                           '$.tool_input.file_path', '$.tool_input.pattern', '$.tool_input.subagent_type',
                           '$.tool_input.model', '$.tool_input.notebook_path', '$.agent_id',
@@ -38,7 +42,7 @@ FROM (SELECT json_extract(:stdin, '$.session_id', '$.cwd', '$.tool_name', '$.too
                           '$.tool_input.new_source', '$.tool_use_id', '$.tool_input.url',
                           '$.tool_input.query', '$.tool_input.skill', '$.tool_input.path',
                           '$.tool_input.dangerouslyDisableSandbox', '$.tool_input.offset',
-                          '$.tool_input.limit') AS f
+                          '$.tool_input.limit', '$.tool_input.run_in_background', '$.tool_input.timeout') AS f
       LIMIT -1);
 UPDATE temp.payload SET subject = command_subject(command) WHERE tool IN ('Bash', 'PowerShell');
 
@@ -54,13 +58,16 @@ SELECT 1, 'tool_use', ts, session_id, path_basename(cwd), cwd,
          WHEN tool IN ('Bash', 'PowerShell') THEN json_patch(json_object('command',
            substr(ltrim(command), 1, instr(ltrim(command) || ' ', ' ') - 1), 'subject', subject,
            'line', substr(trim(command), 1, 200)),
-           json_object('sandboxOff', CASE WHEN sandbox_off THEN json('true') END))
+           json_object('sandboxOff', CASE WHEN sandbox_off THEN json('true') END,
+                       'background', CASE WHEN background THEN json('true') END, 'timeout', timeout))
          WHEN tool IN ('Edit', 'NotebookEdit') THEN json_object('file', redact_path(file_path), 'edit', json(edit))
          WHEN tool = 'Read' THEN json_patch(json_object('file', redact_path(file_path)), json_object('target', target))
          WHEN tool = 'Write' THEN json_object('file', redact_path(file_path))
          WHEN tool IN ('Grep', 'Glob') THEN json_object('pattern', target)
-         -- Agent; Task is its name in clients before 2.1
-         WHEN tool IN ('Agent', 'Task') THEN json_object('agentType', agent_type, 'model', model)
+         -- Agent; Task is its name in clients before 2.1. The agent it
+         -- started: its steps are part of a fix learned after it.
+         WHEN tool IN ('Agent', 'Task') THEN json_patch(json_object('agentType', agent_type, 'model', model),
+           json_object('subagent', coalesce(:subagent, :stdin ->> '$.tool_response.agentId')))
          WHEN target IS NOT NULL THEN json_object('target', target)
          END), 'success', json('true'), 'agentId', agent_id, 'toolUseId', tool_use_id)
 FROM temp.payload;
@@ -71,16 +78,19 @@ UPDATE temp.payload SET event_id = last_insert_rowid();
 -- 2. What this success resolves (kb_resolves): in this
 -- agent's last 50 steps of the session, the latest error of this tool
 -- that it is related to (a retry of the same program or script, the same
--- file: an `ls` after a failing `python3 app.py` is not its fix), and
--- errors of other tools resolved with this tool used in between; each
--- with the commands run and the edits made before the success. An error
--- is learned at most once.
+-- file: an `ls` after a failing `python3 app.py` is not its fix; and not
+-- one whose output shows the error again), and errors of other tools
+-- resolved with this tool used in between; each with the commands run and
+-- the edits made before the success. An error is learned at most once.
 CREATE TEMP TABLE learned (event_id, error, error_raw, signature, headline, kind, tool_sequence, file, commands,
                            edits, writes, changed, weak, success_event_id, steps);
 INSERT INTO temp.learned
 SELECT r.event_id, r.error, r.error_raw, r.signature, r.headline, r.kind, r.tool_sequence, r.file, r.commands,
        r.edits, r.writes, r.changed, r.weak, r.success_event_id, r.steps
-FROM temp.payload AS p, kb_resolves(p.session_id, p.agent_id) AS r;
+FROM temp.payload AS p,
+     kb_resolves(p.session_id, p.agent_id,
+                 coalesce(:output, nullif(trim(coalesce(:stdin ->> '$.tool_response.stdout', '') || char(10)
+                                               || coalesce(:stdin ->> '$.tool_response.stderr', '')), ''))) AS r;
 
 -- Most successes teach nothing and have nothing to tell: then the runner
 -- stops here (a gate: see runtime/script.rs), and what follows does

@@ -20,10 +20,10 @@
 -- (Temp tables are declared, then filled: `CREATE TABLE … AS SELECT`
 -- compiles its query without SQLite's small-allocation cache.)
 CREATE TEMP TABLE payload (ts, session_id, cwd, tool, secrets_out, error, error_key, error_raw, english, signature,
-                           headline, identified, subject, line, file, target, sandbox_off, agent_id, tool_use_id,
-                           kind);
-INSERT INTO temp.payload (ts, session_id, cwd, tool, secrets_out, subject, line, file, target, sandbox_off, agent_id,
-                          tool_use_id, kind)
+                           headline, identified, subject, line, file, target, sandbox_off, background, timeout,
+                           agent_id, tool_use_id, kind);
+INSERT INTO temp.payload (ts, session_id, cwd, tool, secrets_out, subject, line, file, target, sandbox_off, background,
+                          timeout, agent_id, tool_use_id, kind)
 SELECT coalesce(:event_ts, utc_now()),
        coalesce(:stdin ->> '$.session_id', 'unknown'), redact_private(:stdin ->> '$.cwd'), :stdin ->> '$.tool_name',
        redact_secrets(substr(coalesce(:stdin ->> '$.error', ''), 1, 20000)),
@@ -38,6 +38,8 @@ SELECT coalesce(:event_ts, utc_now()),
                                         || coalesce(:stdin ->> '$.tool_input.limit', '-'),
                                       'limit ' || (:stdin ->> '$.tool_input.limit')), 1, 200)),
        coalesce(:stdin ->> '$.tool_input.dangerouslyDisableSandbox', 0) IN (1, 'true'),
+       coalesce(:stdin ->> '$.tool_input.run_in_background', 0) IN (1, 'true'),
+       CAST(:stdin ->> '$.tool_input.timeout' AS INTEGER),
        :stdin ->> '$.agent_id', :stdin ->> '$.tool_use_id',
        -- an interrupt, the tool's own error, or Claude Code's report of
        -- something else (a rejection, a denial, a block: failure_kind)
@@ -74,6 +76,8 @@ SELECT 1, CASE kind WHEN 'error' THEN 'tool_error' WHEN 'interrupt' THEN 'tool_i
                              'file', file, 'target', target, 'agentId', agent_id, 'toolUseId', tool_use_id),
                             -- an output that does not say what went wrong is not learned from
                             json_object('sandboxOff', CASE WHEN sandbox_off THEN json('true') END,
+                                        'background', CASE WHEN background THEN json('true') END,
+                                        'timeout', timeout,
                                         'identified', CASE WHEN NOT identified THEN json('false') END))
             ELSE json_object('tool', tool, 'kind', kind, 'subject', subject, 'file', file,
                              'agentId', agent_id, 'toolUseId', tool_use_id) END

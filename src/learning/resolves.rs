@@ -52,6 +52,12 @@ use crate::text::command::{self, Command};
 
 /// The steps of a stream that a fix is looked for in.
 const WINDOW: i64 = 50;
+/// How far (in the agent's steps) a success may come after the error it
+/// resolves, or after the last failure of the same operation in between
+/// (a chain): in the labelled real sessions nine fixes in ten showed within
+/// ten steps, and a success further away than this was another fix's
+/// almost every time.
+const HORIZON: usize = 12;
 const MAX_TOOLS: usize = 5;
 const MAX_COMMANDS: usize = 5;
 const MAX_EDITS: usize = 3;
@@ -119,13 +125,20 @@ pub struct Step {
     pub line: Option<String>,
     pub file: Option<String>,
     pub target: Option<String>,
-    /// Bash run with `dangerouslyDisableSandbox`.
+    /// Bash run with `dangerouslyDisableSandbox`, in the background, with
+    /// a timeout of its own (milliseconds).
     pub sandbox_off: bool,
+    pub background: bool,
+    pub timeout: Option<i64>,
     /// An error whose output does not say what went wrong (only `Exit code
     /// 1`, a task runner's "task failed"): nothing to learn a fix for.
     pub unidentified: bool,
     /// Successes: an edit's before → after.
     pub edit: Option<Json>,
+    /// An Agent (Task) call: the agent it started, whose steps are its.
+    pub subagent: Option<String>,
+    /// A step of a subagent's stream, looked up for an Agent call: that agent.
+    pub subagent_of: Option<String>,
     /// The project folder (stored paths are relative to it in a fix).
     pub project: Option<String>,
 }
@@ -161,12 +174,18 @@ impl Step {
                 .or_else(|| text(&["meta", "target"]))
                 .or_else(|| text(&["target"])),
             sandbox_off: flag(&["meta", "sandboxOff"]) || flag(&["sandboxOff"]),
+            background: flag(&["meta", "background"]) || flag(&["background"]),
+            timeout: text(&["meta", "timeout"])
+                .or_else(|| text(&["timeout"]))
+                .and_then(|t| t.parse().ok()),
             unidentified: text(&["identified"]).is_some_and(|v| v == "false" || v == "0"),
             edit: data
                 .get("meta")
                 .and_then(|m| m.get("edit"))
                 .filter(|e| !e.is_null())
                 .cloned(),
+            subagent: text(&["meta", "subagent"]),
+            subagent_of: None,
             project,
         }
     }
@@ -238,9 +257,13 @@ enum Relation {
 
 /// Whether arguments `retry` cover `failed`: none (the whole run), or each
 /// failed one is equal to a retry's or lies under it (`tests/` covers
-/// `tests/a.py`, `a.py` covers `a.py::test_x`).
-fn covers(retry: &[String], failed: &[String]) -> bool {
+/// `tests/a.py`, `a.py` covers `a.py::test_x`). A command that was run
+/// without arguments is covered by a retry that adds some (`git push` by
+/// `git push -u origin main`), unless it checks or tests: a run of fewer
+/// files than failed shows nothing fixed (`checker`).
+fn covers(retry: &[String], failed: &[String], checker: bool) -> bool {
     retry.is_empty()
+        || failed.is_empty() && !checker
         || !failed.is_empty()
             && failed.iter().all(|f| {
                 retry.iter().any(|r| {
@@ -264,8 +287,8 @@ fn missing_program(e: &Step) -> Option<String> {
 }
 
 /// How success `s` is related to error `e`, if it is; `between` are the
-/// steps in between.
-fn relation(e: &Step, s: &Step, between: &[Step]) -> Option<Relation> {
+/// steps in between, `output` what the success printed (when known).
+fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Option<Relation> {
     if !e.is_error || s.is_error || e.tool.is_none() {
         return None;
     }
@@ -278,17 +301,37 @@ fn relation(e: &Step, s: &Step, between: &[Step]) -> Option<Relation> {
                 return (e.subject.is_some() && e.subject == s.subject).then_some(Relation::SameOperation);
             }
             let ec = e.command()?;
-            let successes = command::analyse_chain(s.line.as_deref()?);
+            // the commands the success proves ran well; and, when its output
+            // shows no error, those whose exit status a pipe or a `||` hid
+            let mut successes = command::analyse_chain(s.line.as_deref()?);
+            if output.is_some_and(|o| !o.trim().is_empty() && !crate::text::signature::signature(o).identified) {
+                successes.extend(command::analyse_shown(s.line.as_deref()?));
+            }
+            // what the error named of the failed command's arguments: a retry
+            // may leave those out (`git add a b dist` failed on the ignored
+            // `dist`; `git add a b` is its retry)
+            let raw = e.error_raw.as_deref().unwrap_or("");
+            let unnamed: Vec<String> = ec
+                .arguments
+                .iter()
+                .filter(|a| a.len() < 3 || !raw.contains(a.as_str()))
+                .cloned()
+                .collect();
             // the same operation: any command the success ran (each of a
             // chain did), and a tool run with or without a program in front
             let same = |failed: &Command, ran: &Command| {
+                let checker = command::is_checker(failed);
                 failed.subject == ran.subject
                     // `pytest --markers` is not a run of the tests
                     && (failed.inspection || !ran.inspection)
                     && if failed.inspection {
                         ran.arguments == failed.arguments
                     } else {
-                        covers(&ran.arguments, &failed.arguments)
+                        covers(&ran.arguments, &failed.arguments, checker)
+                            || !checker
+                                && unnamed.len() < failed.arguments.len()
+                                && !ran.arguments.is_empty()
+                                && covers(&ran.arguments, &unnamed, checker)
                     }
             };
             let unwrapped = command::without_front(&ec);
@@ -430,6 +473,12 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
     if s.sandbox_off && !e.sandbox_off {
         changed.push("dangerouslyDisableSandbox".to_owned());
     }
+    if s.background && !e.background {
+        changed.push("run_in_background".to_owned());
+    }
+    if let Some(timeout) = s.timeout.filter(|t| e.timeout.is_none_or(|before| *t > before)) {
+        changed.push(format!("timeout {timeout} ms"));
+    }
     changed
 }
 
@@ -439,9 +488,67 @@ fn last(steps: Vec<&Step>, n: usize) -> Vec<&Step> {
     steps.into_iter().skip(skip).collect()
 }
 
+/// Whether a command's `output` shows `error` again: its identifying line
+/// as printed, or a line of the same signature. A command that exits 0
+/// while it prints the error it failed with (`cmd || echo failed`, `cmd;
+/// true`, `cmd | tee log`) did not fix it.
+fn shows_error(output: &str, error: &Step) -> bool {
+    if output.trim().is_empty() {
+        return false;
+    }
+    let headline = error.headline.as_deref().map(str::trim).unwrap_or("");
+    if headline.chars().count() >= 8 && output.contains(headline) {
+        return true;
+    }
+    let signature = error.signature.as_deref().unwrap_or("");
+    !signature.is_empty() && crate::text::signature::signature(output).text == signature
+}
+
+/// Whether the success at `current` is near enough to the error at `at`:
+/// within HORIZON steps of it, or of the last failure of the same
+/// operation between them, each failure of that chain within HORIZON of
+/// the one before.
+fn within_horizon(stream: &[Step], at: usize, current: usize) -> bool {
+    let error = &stream[at];
+    let mut last = at;
+    for (i, step) in stream.iter().enumerate().take(current).skip(at + 1) {
+        if step.is_error && same_operation_failed_again(error, step) {
+            if i - last > HORIZON {
+                return false;
+            }
+            last = i;
+        }
+    }
+    current - last <= HORIZON
+}
+
+/// Whether `later`, a failure, is the same operation as `error` failing
+/// again (a chain): the same tool on the same command subject or file.
+fn same_operation_failed_again(error: &Step, later: &Step) -> bool {
+    error.tool() == later.tool()
+        && match error.tool() {
+            "Bash" => error.subject.is_some() && error.subject == later.subject,
+            _ => error.file.is_some() && error.file == later.file || error.target.is_some() && error.target == later.target,
+        }
+}
+
 /// What the last step of `stream` (oldest first), a success, resolves
-/// among the errors for which `unlearned` holds.
-pub fn resolutions(stream: &[Step], unlearned: impl Fn(&Step) -> bool) -> Vec<Resolution> {
+/// among the errors for which `unlearned` holds. `output`: what the
+/// success printed, when known (a shell command's).
+#[cfg(test)]
+pub fn resolutions(stream: &[Step], output: Option<&str>, unlearned: impl Fn(&Step) -> bool) -> Vec<Resolution> {
+    resolutions_with(stream, output, unlearned, |_| Vec::new())
+}
+
+/// `resolutions`, with the steps of each agent an Agent (Task) call in
+/// between started (`subagent_steps(id)`, oldest first): a fix a subagent
+/// made is its own steps, not "Agent".
+pub fn resolutions_with(
+    stream: &[Step],
+    output: Option<&str>,
+    unlearned: impl Fn(&Step) -> bool,
+    subagent_steps: impl Fn(&str) -> Vec<Step>,
+) -> Vec<Resolution> {
     let Some(current) = stream.len().checked_sub(1) else {
         return Vec::new();
     };
@@ -455,16 +562,39 @@ pub fn resolutions(stream: &[Step], unlearned: impl Fn(&Step) -> bool) -> Vec<Re
         if !error.is_error || error.unidentified || error.error.as_deref().is_none_or(str::is_empty) {
             continue;
         }
-        let Some(relation) = relation(error, success, &stream[at + 1..current]) else {
+        let Some(relation) = relation(error, success, &stream[at + 1..current], output) else {
             continue;
         };
+        if !within_horizon(stream, at, current) {
+            continue;
+        }
+        // the retry printed the same error again: its exit status hid it
+        if relation == Relation::SameOperation && output.is_some_and(|o| shows_error(o, error)) {
+            continue;
+        }
         if !unlearned(error) {
             continue;
         }
         // the steps of the fix: the successes after the error that changed
         // something, the last ones when there are many
         let between = &stream[at + 1..current];
-        let changing: Vec<&Step> = between.iter().filter(|s| s.changes_something()).collect();
+        // a subagent's steps stand where its Agent call was
+        let delegated: Vec<Step> = between
+            .iter()
+            .filter_map(|s| s.subagent.as_deref())
+            .flat_map(|id| subagent_steps(id))
+            .collect();
+        let changing: Vec<&Step> = between
+            .iter()
+            .flat_map(|s| match s.subagent.as_deref() {
+                Some(id) => delegated
+                    .iter()
+                    .filter(|d| d.subagent_of.as_deref() == Some(id))
+                    .collect::<Vec<_>>(),
+                None => vec![s],
+            })
+            .filter(|s| s.changes_something())
+            .collect();
         let commands: Vec<&Step> = changing.iter().copied().filter(|s| s.tool() == "Bash").collect();
         let edits: Vec<&Step> = changing
             .iter()
@@ -576,6 +706,31 @@ fn read_window(db: *mut sqlite3, session_id: &str, agent_id: Option<&str>) -> st
     Ok(stream)
 }
 
+/// The successful steps of the subagent `agent` of the session, oldest
+/// first (at most a window's worth: the last ones).
+fn read_subagent(db: *mut sqlite3, session_id: &str, agent: &str) -> std::result::Result<Vec<Step>, String> {
+    let mut events = Statement::prepare(
+        db,
+        "SELECT id, data, project_path FROM main.events \
+         WHERE session_id = ?1 AND type = 'tool_use' AND data ->> '$.agentId' = ?2 \
+         ORDER BY ts DESC, id DESC LIMIT ?3",
+    )?;
+    events.bind_text(1, session_id)?;
+    events.bind_text(2, agent)?;
+    events.bind_int64(3, WINDOW)?;
+    let mut steps = Vec::new();
+    while events.step()? {
+        let Value::Integer(id) = events.column(0) else { continue };
+        let data = events.column(1);
+        let project = events.column(2).as_text().map(str::to_owned);
+        let mut step = Step::from_event(id, false, data.as_text().unwrap_or("{}"), project);
+        step.subagent_of = Some(agent.to_owned());
+        steps.push(step);
+    }
+    steps.reverse();
+    Ok(steps)
+}
+
 /// Whether error event `event_id` is learned already (in
 /// `learned_errors`), with `lookup` prepared on first use; a failed lookup
 /// counts as learned, so that nothing is learned twice.
@@ -594,11 +749,21 @@ fn is_learned(db: *mut sqlite3, lookup: &RefCell<Option<Statement>>, event_id: i
         .unwrap_or(true)
 }
 
-fn find(db: *mut sqlite3, session_id: &str, agent_id: Option<&str>) -> std::result::Result<Vec<Resolution>, String> {
+fn find(
+    db: *mut sqlite3,
+    session_id: &str,
+    agent_id: Option<&str>,
+    output: Option<&str>,
+) -> std::result::Result<Vec<Resolution>, String> {
     let stream = read_window(db, session_id, agent_id)?;
     // asked only of the errors this success resolves: most resolve none
     let lookup = RefCell::new(None);
-    Ok(resolutions(&stream, |e| !is_learned(db, &lookup, e.event_id)))
+    Ok(resolutions_with(
+        &stream,
+        output,
+        |e| !is_learned(db, &lookup, e.event_id),
+        |subagent| read_subagent(db, session_id, subagent).unwrap_or_default(),
+    ))
 }
 
 // ---- the table-valued function -------------------------------------------
@@ -609,10 +774,11 @@ impl TableFunction for KbResolves {
     const NAME: &'static str = "kb_resolves";
     const SCHEMA: &'static str = "CREATE TABLE x(event_id, error, error_raw, signature, headline, kind, \
          tool_sequence, file, commands, edits, writes, changed, weak, success_event_id, steps, \
-         session_id HIDDEN, agent_id HIDDEN)";
+         session_id HIDDEN, agent_id HIDDEN, output HIDDEN)";
     const COLUMNS: c_int = 15;
-    /// The session's id, and the agent's (left out: the main thread).
-    const ARGUMENTS: c_int = 2;
+    /// The session's id, the agent's (left out: the main thread), and what
+    /// the success printed (left out: not known).
+    const ARGUMENTS: c_int = 3;
     const REQUIRED: c_int = 1;
     const NEVER_RAISES: bool = true;
 
@@ -626,7 +792,8 @@ impl TableFunction for KbResolves {
         };
         let session_id = String::from_utf8_lossy(session_id);
         let agent_id = arguments[1].map(String::from_utf8_lossy);
-        Ok(find(db, &session_id, agent_id.as_deref())?
+        let output = arguments.get(2).copied().flatten().map(String::from_utf8_lossy);
+        Ok(find(db, &session_id, agent_id.as_deref(), output.as_deref())?
             .into_iter()
             .map(|r| {
                 vec![
@@ -717,7 +884,7 @@ mod tests {
             edit(5, "/w/app.py", "import yml", "import yaml"),
             bash(6, "cd /w && python3 app.py"),
         ];
-        let found = resolutions(&stream, |_| true);
+        let found = resolutions(&stream, None, |_| true);
         assert_eq!(found.len(), 1);
         let r = &found[0];
         assert_eq!((r.event_id, r.kind, r.success_event_id), (1, "success_after_error", 6));
@@ -734,25 +901,40 @@ mod tests {
     #[test]
     fn unrelated_successes_resolve_nothing() {
         let stream = [error(1, "Bash", "python3 app.py", "x"), bash(2, "ls")];
-        assert!(resolutions(&stream, |_| true).is_empty());
+        assert!(resolutions(&stream, None, |_| true).is_empty());
         // every ls is not a retry of every other ls
         let stream = [
             error(1, "Bash", "ls .claude/commands/", "ls: No such file"),
             bash(2, "ls -la .claude/settings.json"),
         ];
-        assert!(resolutions(&stream, |_| true).is_empty());
+        assert!(resolutions(&stream, None, |_| true).is_empty());
         // another test file is not a retry
         let stream = [
             error(1, "Bash", "pytest tests/a.py", "failed"),
             bash(2, "pytest tests/b.py"),
         ];
-        assert!(resolutions(&stream, |_| true).is_empty());
+        assert!(resolutions(&stream, None, |_| true).is_empty());
         // nor a learned error, nor one without a key
         let stream = [error(1, "Bash", "make", "x"), bash(2, "make")];
-        assert!(resolutions(&stream, |_| false).is_empty());
+        assert!(resolutions(&stream, None, |_| false).is_empty());
         let mut keyless = error(1, "Bash", "make", "x");
         keyless.error = Some(String::new());
-        assert!(resolutions(&[keyless, bash(2, "make")], |_| true).is_empty());
+        assert!(resolutions(&[keyless, bash(2, "make")], None, |_| true).is_empty());
+    }
+
+    #[test]
+    fn a_success_that_prints_the_error_again_fixed_nothing() {
+        let mut failed = error(1, "Bash", "flutter analyze", "error • Undefined name 'x' • lib/a.dart:3:5");
+        failed.headline = Some("error • Undefined name 'x' • lib/a.dart:3:5".into());
+        failed.signature = Some("error • Undefined name <STR> • <PATH>".into());
+        // (a command whose exit status a `|| echo` hides proves nothing
+        // anyway; a script that exits 0 whatever it found shows it only in
+        // what it prints)
+        let stream = [failed, edit(2, "/w/lib/b.dart", "a", "b"), bash(3, "flutter analyze")];
+        let masked = "Analyzing...\nerror • Undefined name 'x' • lib/a.dart:3:5\n1 issue found.";
+        assert!(resolutions(&stream, Some(masked), |_| true).is_empty());
+        let passed = "Analyzing...\nNo issues found!";
+        assert_eq!(resolutions(&stream, Some(passed), |_| true).len(), 1);
     }
 
     #[test]
@@ -762,7 +944,7 @@ mod tests {
             bash(2, "git status"),
             bash(3, "npm test"),
         ];
-        let found = resolutions(&stream, |_| true);
+        let found = resolutions(&stream, None, |_| true);
         assert_eq!(found.len(), 1);
         assert!(found[0].weak);
         // a flag added is the fix
@@ -770,24 +952,20 @@ mod tests {
             error(1, "Bash", "npm install", "ERESOLVE"),
             bash(2, "npm install --legacy-peer-deps"),
         ];
-        let found = resolutions(&stream, |_| true);
+        let found = resolutions(&stream, None, |_| true);
         assert!(!found[0].weak);
         assert_eq!(found[0].changed, r#"["--legacy-peer-deps"]"#);
         // so is the sandbox disabled
         let mut retry = bash(2, "go test ./...");
         retry.sandbox_off = true;
-        let found = resolutions(
-            &[error(1, "Bash", "go test ./...", "operation not permitted"), retry],
-            |_| true,
+        let found = resolutions(&[error(1, "Bash", "go test ./...", "operation not permitted"), retry], None, |_| true,
         );
         assert_eq!(found[0].changed, r#"["dangerouslyDisableSandbox"]"#);
         // and python3 for python
-        let found = resolutions(
-            &[
+        let found = resolutions(&[
                 error(1, "Bash", "python app.py", "python: command not found"),
                 bash(2, "python3 app.py"),
-            ],
-            |_| true,
+            ], None, |_| true,
         );
         assert_eq!(found[0].changed, r#"["python3 instead of python"]"#);
     }
@@ -801,7 +979,7 @@ mod tests {
             edit(4, "/w/b.ts", "a", "a;"),
             bash(5, "mise run lint:full"),
         ];
-        let found = resolutions(&stream, |_| true);
+        let found = resolutions(&stream, None, |_| true);
         assert_eq!(found.iter().map(|r| r.event_id).collect::<Vec<_>>(), [1, 3]);
         assert_eq!(found[0].steps, "[2,4]");
         assert_eq!(found[1].steps, "[4]");
@@ -815,7 +993,7 @@ mod tests {
         }
         stream.push(bash(9, "git read-tree HEAD"));
         stream.push(bash(10, "git status"));
-        let found = resolutions(&stream, |_| true);
+        let found = resolutions(&stream, None, |_| true);
         assert_eq!(found.len(), 1);
         assert!(
             found[0].commands.contains("git read-tree HEAD"),
@@ -828,31 +1006,25 @@ mod tests {
     fn documented_substitutes_resolve_across_tools() {
         let mut grep = error(1, "Grep", "", "spawn /x/rg ENOENT");
         grep.file = None;
-        let found = resolutions(&[grep, bash(2, "grep -rn foo src")], |_| true);
+        let found = resolutions(&[grep, bash(2, "grep -rn foo src")], None, |_| true);
         assert_eq!(found[0].kind, "cross_tool_resolution");
-        let found = resolutions(
-            &[
+        let found = resolutions(&[
                 error(1, "Read", "/w/src", "EISDIR: illegal operation on a directory, read"),
                 bash(2, "ls src/"),
-            ],
-            |_| true,
+            ], None, |_| true,
         );
         assert_eq!(found.len(), 1);
-        let found = resolutions(
-            &[
+        let found = resolutions(&[
                 error(1, "Bash", "tree -L 2", "Exit code 127\nbash: tree: command not found"),
                 bash(2, "find . -maxdepth 2"),
-            ],
-            |_| true,
+            ], None, |_| true,
         );
         assert_eq!(found.len(), 1);
         // but a listing of another folder is not
-        let found = resolutions(
-            &[
+        let found = resolutions(&[
                 error(1, "Read", "/w/src", "EISDIR: illegal operation"),
                 bash(2, "ls docs/"),
-            ],
-            |_| true,
+            ], None, |_| true,
         );
         assert!(found.is_empty());
     }

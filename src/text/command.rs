@@ -62,6 +62,69 @@ pub fn analyse_chain(line: &str) -> Vec<Command> {
     }
 }
 
+/// Programs and subjects that check or test, whose arguments choose what
+/// is checked: a run of fewer files than failed does not show the failure
+/// fixed (`pytest` failed, `pytest tests/a.py` passed).
+const CHECKERS: &[&str] = &[
+    "pytest", "jest", "vitest", "mocha", "ava", "tap", "jasmine", "karma", "playwright", "cypress", "phpunit",
+    "rspec", "minitest", "ctest", "tox", "nox", "bun test", "deno test", "deno lint", "deno check", "go test",
+    "go vet", "cargo test", "cargo check", "cargo clippy", "cargo build", "cargo nextest", "npm test", "yarn test",
+    "pnpm test", "tsc", "eslint", "ruff", "ruff check", "ruff format", "mypy", "pyright", "ty", "ty check", "pylint",
+    "flake8", "black", "isort", "biome", "biome check", "biome lint", "biome format", "prettier", "golangci-lint",
+    "staticcheck", "markdownlint", "markdownlint-cli2", "shellcheck", "rubocop", "stylelint", "oxlint", "knip",
+    "swiftlint", "ktlint", "detekt", "dotnet test", "dotnet build", "mvn", "gradle", "terraform validate",
+];
+
+/// Whether a command's arguments only choose what it checks (a test run, a
+/// linter, a type checker, a build): see CHECKERS, and a runner's test or
+/// lint task (`npm run test:unit`, `make lint`).
+pub fn is_checker(command: &Command) -> bool {
+    let task = command.subject.rsplit([' ', ':']).next().unwrap_or("");
+    CHECKERS.contains(&command.subject.as_str())
+        || CHECKERS.contains(&command.program.as_str())
+        || ["test", "tests", "lint", "check", "typecheck", "build", "ci", "verify"]
+            .iter()
+            .any(|t| task == *t || task.starts_with(&format!("{t}-")) || task.starts_with(&format!("{t}:")))
+}
+
+/// Commands that show what reaches them, line for line (some of it): a
+/// command piped into one of these printed its own report, so its output
+/// can show whether it failed. (`grep`, `sort`, `awk` … change what is
+/// shown: a failure can be filtered or summed away.)
+const VIEWERS: &[&str] = &["head", "tail", "tee", "cat", "less", "more"];
+
+/// The commands a line ran whose exit status a `||` fallback, a later `;`
+/// item or a pipe into a viewer (`2>&1 | tail -20`) hid, and whose own
+/// output was shown whole or at its ends: a success's output then has to
+/// show that they succeeded.
+pub fn analyse_shown(line: &str) -> Vec<Command> {
+    let lexed = lex(line);
+    let mut out = Vec::new();
+    let mut pipeline: Vec<&Vec<String>> = Vec::new();
+    for (words, joint) in &lexed {
+        pipeline.push(words);
+        if *joint == Joint::Pipe {
+            continue;
+        }
+        let program = |w: &Vec<String>| {
+            w.iter()
+                .find(|w| !is_assignment(w))
+                .map(|w| program_name(w))
+                .unwrap_or_default()
+        };
+        let shown = pipeline[1..].iter().all(|w| VIEWERS.contains(&program(w).as_str()));
+        if shown {
+            if let Some(command) = pipeline.first().and_then(|w| read_command(w)) {
+                if !TRIVIAL.contains(&command.program.as_str()) {
+                    out.push(command);
+                }
+            }
+        }
+        pipeline.clear();
+    }
+    out
+}
+
 /// The same command without an unknown program in front of a known tool:
 /// `rtk bun run test` → `bun run test`, `mytool git push` → `git push`.
 pub fn without_front(command: &Command) -> Option<Command> {
@@ -383,6 +446,11 @@ fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
             }
             '(' | ')' | '{' | '}' if !in_word => {
                 // subshells and groups: their commands are commands
+                end_word!();
+                i += 1;
+            }
+            ')' => {
+                // a subshell's end right after a word: `(cd x && pytest)`
                 end_word!();
                 i += 1;
             }

@@ -72,6 +72,9 @@ const STARTS: &[(&str, FailureKind)] = &[
     ("This Bash command requires approval", FailureKind::Denied),
     ("Permission to use ", FailureKind::Denied),
     ("Permission denied by ", FailureKind::Denied),
+    // Claude Code's auto mode: "Permission for this action was denied by
+    // the Claude Code auto mode classifier. Reason: …"
+    ("Permission for this action was denied", FailureKind::Denied),
     ("<tool_use_error>", FailureKind::Invalid),
     ("InputValidationError", FailureKind::Invalid),
     ("String to replace not found in file", FailureKind::Invalid),

@@ -209,7 +209,10 @@ fn compute(text: &str) -> Signature {
         text = text.chars().take(MAX_CHARS).collect();
     }
     let headline = headline.trim().chars().take(MAX_CHARS).collect();
-    let identified = rank >= RANK_SAYS_WHAT_FAILED || !identifiers.is_empty();
+    // a tool that says how to go on (`hint: Use -f if you really want to
+    // add them.`) has said what went wrong
+    let hinted = lines.iter().any(|l| l.trim_start().starts_with("hint: "));
+    let identified = rank >= RANK_SAYS_WHAT_FAILED || !identifiers.is_empty() || hinted;
     Signature {
         text,
         identifiers,
@@ -382,7 +385,13 @@ rules! {
         r"^(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Iteration)(?::|$)";
     JAVA_THREAD: |l| l.starts_with("Exception in thread \""), r#"^Exception in thread "[^"]*" (.*)$"#;
     NODE_ERROR: |l| l.contains("Error"), r"^(?:Uncaught )?(Error|[A-Z]\w*Error)(?: \[([A-Z_]+)\])?: (.+)$";
-    RUSTC: |l| l.starts_with("error"), r"^error(\[E\d{4}\])?: (.+)$";
+    /// A diagnostic with its code in brackets, as rustc, clippy and ty
+    /// print them: `error[E0382]: …`, `error[call-non-callable]: …`. (A
+    /// bare `error: …` is GIT's: a log line of a passing test says that too.)
+    RUSTC: |l| l.starts_with("error["), r"^error(\[[\w-]+\]): (.+)$";
+    /// A miette-style diagnostic (biome, oxlint, deno, rolldown): `× message`
+    /// under a header that ends with its category and a rule of `━`.
+    MIETTE_HEADER: |l| l.contains("━━━"), r"(\S+)\s+━{3,}\s*$";
     /// Linters name the rule a line breaks: markdownlint's `MD036/no-…`,
     /// ruff's and flake8's `SIM115`, biome's `lint/correctness/…`,
     /// commitlint's `✖ … [body-max-line-length]`, eslint's `3:1 error … rule`.
@@ -408,7 +417,7 @@ rules! {
         r"(?:^|: )(undefined reference to .+|multiple definition of .+)$";
     GIT: |l| starts_with_any(l, &["fatal: ", "error: "]), r"^(fatal|error): (.+)$";
     PSQL: |l| contains_any(l, &["ERROR:", "FATAL:", "PANIC:", "error:", "오류:", "エラー:", "FEHLER:"]),
-        r"^(?:psql: )?(?:ERROR|FATAL|PANIC|error|오류|치명적오류|エラー|致命的エラー|FEHLER|FATAL):\s+(.+)$";
+        r"^(?:psql: error|(?:psql: )?(?:ERROR|FATAL|PANIC|오류|치명적오류|エラー|致命的エラー|FEHLER|FATAL)):\s+(.+)$";
     SQLITE: |l| starts_with_any(l, &["Error", "Parse error", "Runtime error"]),
         r"^(?:Error|Parse error|Runtime error)(?: near line \d+)?: (?:in prepare, |stepping, )(.+)$|^(?:Parse error|Runtime error)(?: near line \d+)?: (.+)$";
     NPM: |l| starts_with_any(l, &["npm ERR! ", "npm error "]), r"^npm (?:ERR!|error) (.+)$";
@@ -431,8 +440,8 @@ rules! {
                                           "no rule", "denied", "refused", "invalid", "unexpected", "undefined",
                                           "exception", "abort", "missing", "unable", "unknown", "violates",
                                           "conflict", "rejected", "unrecognized", "exceed", "illegal", "no matches",
-                                          "timed out", "does not", "errors"]),
-        r"\b(?:errors?|fatal|failed|failure|cannot|can't|could not|couldn't|not found|no such|denied|refused|invalid|unexpected|undefined|exception|abort(?:ed)?|missing|unable|unknown|not allowed|violates|conflict|rejected|not a [\w-]+ command|does not (?:exist|contain|match|support|accept)|no rule|unrecognized|exceed(?:s|ed)?|illegal|no matches found|timed out)\b";
+                                          "timed out", "does not", "errors", "deprecat"]),
+        r"\b(?:errors?|fatal|failed|failure|cannot|can't|could not|couldn't|not found|no such|denied|refused|invalid|unexpected|undefined|exception|abort(?:ed)?|missing|unable|unknown|not allowed|violates|conflict|rejected|not a [\w-]+ command|does not (?:exist|contain|match|support|accept)|no rule|unrecognized|exceed(?:s|ed)?|illegal|no matches found|timed out|deprecated)\b";
 
     /// A shell saying a program is missing, in any of its ways:
     /// `bash: x: command not found`, `/bin/sh: 1: x: not found`,
@@ -473,8 +482,8 @@ rules! {
         r"(?:(?:line|行|줄|Zeile|ligne|línea|riga|строка) \d+|행 \d+번|\d+ 行): ";
     /// Hints that some versions add: `missing separator (did you mean TAB …?)`.
     HINT: |h| h.contains("id you mean"), r"\s*\((?:did you mean|Did you mean)[^)]*\)|\.? Did you mean:? .*$";
-    CODE: |h| h.contains("ERR_") || h.as_bytes().windows(2).any(|w| matches!(w[0], b'E' | b'C' | b'S') && w[1].is_ascii_digit()),
-        r"\b(TS\d{4,5}|E\d{4}|C\d{4}|CS\d{4}|ERR_[A-Z0-9_]+)\b";
+    CODE: |h| h.contains("ERR_") || h.contains("GH0") || h.as_bytes().windows(2).any(|w| matches!(w[0], b'E' | b'C' | b'S') && w[1].is_ascii_digit()),
+        r"\b(TS\d{4,5}|E\d{4}|C\d{4}|CS\d{4}|GH\d{3}|ERR_[A-Z0-9_]+)\b";
     CURL_CODE: |h| h.starts_with("curl: ("), r"^curl: \((\d+)\)";
     EXCEPTION_HEAD: |h| contains_any(h, EXCEPTION_ENDINGS),
         r"^((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Iteration))\b";
@@ -519,6 +528,8 @@ struct Candidate {
 /// among equals, except that Python's exception closes its traceback (the
 /// last one wins).
 fn judge(line: &str) -> Option<Candidate> {
+    // what a git server says comes through as `remote: …`
+    let line = line.strip_prefix("remote: ").unwrap_or(line);
     let trimmed = line.trim();
     if is_boilerplate(trimmed) {
         return None;
@@ -541,7 +552,15 @@ fn judge(line: &str) -> Option<Candidate> {
         return found(8, format!("AssertionError: assert <V> {} <V>", &c[1]));
     }
     if let Some(c) = RUSTC.captures(trimmed) {
-        return found(9, format!("error{}: {}", c.get(1).map_or("", |m| m.as_str()), &c[2]));
+        return found(9, format!("error{}: {}", &c[1], &c[2]));
+    }
+    if let Some(message) = trimmed.strip_prefix("× ") {
+        // (its category is on the header line above: see `headline`)
+        let message = message.trim();
+        if message.is_empty() || message.starts_with("Some errors were emitted") || message.ends_with("errors.") {
+            return found(2, trimmed.to_string());
+        }
+        return found(8, format!("× {message}"));
     }
     if let Some(c) = TSC.captures(trimmed) {
         return found(9, format!("error {}: {}", &c[1], &c[2]));
@@ -699,6 +718,8 @@ const BOILERPLATE: &[Boilerplate] = {
         StartsWith("[notice]"),
         StartsWith("WARNING: "),
         StartsWith("warning: "),
+        StartsWith("WARN "),
+        StartsWith("warning["),
         StartsWith("(Use `node --trace-warnings"),
         Shape(&NODE_PROCESS_WARNING),
         Shape(&SQL_LINE),
@@ -734,6 +755,17 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
     let mut best: Option<(Candidate, usize)> = None;
     for (at, line) in lines.iter().enumerate() {
         let Some(mut candidate) = judge(line) else { continue };
+        // a miette diagnostic's category is the header's last word
+        if candidate.rank == 8 && candidate.text.starts_with("× ") {
+            let category = lines[at.saturating_sub(3)..at]
+                .iter()
+                .rev()
+                .find_map(|l| MIETTE_HEADER.captures(l).map(|c| c[1].to_string()));
+            candidate.text = match category {
+                Some(category) => format!("{category}: {}", &candidate.text[3..]),
+                None => candidate.text[3..].to_string(),
+            };
+        }
         // The message is on the next line.
         if candidate.text == "panicked" || candidate.text == "tap-error" {
             let message = lines.get(at + 1).map_or("", |l| l.trim());

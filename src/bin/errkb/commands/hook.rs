@@ -68,6 +68,12 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
     if let Some(content) = input.file_content {
         params.set("file_content", content);
     }
+    if let Some(output) = input.output {
+        params.set("output", output);
+    }
+    if let Some(subagent) = input.subagent {
+        params.set("subagent", subagent);
+    }
     let mut out = Vec::new();
     let result = script::run(&conn, &sql, &params, &mut out)
         .with_context(|| format!("{event}.sql on {}{}", db_path.display(), db::storage_hint(&db_path)));

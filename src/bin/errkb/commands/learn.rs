@@ -125,7 +125,18 @@ pub fn transcript_files(paths: &[PathBuf]) -> Vec<PathBuf> {
             files.push(path.clone());
         }
     }
-    files.sort();
+    // a session's subagents (`<session>/subagents/agent-*.jsonl`) before
+    // the session itself: the main thread's successes after an Agent call
+    // look up what its agent did
+    files.sort_by_cached_key(|p| {
+        let subagent = p.parent().is_some_and(|d| d.file_name().is_some_and(|n| n == "subagents"));
+        let session = if subagent {
+            p.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default()
+        } else {
+            p.with_extension("")
+        };
+        (session, !subagent, p.clone())
+    });
     files.dedup();
     files
 }
@@ -334,7 +345,7 @@ impl Importer<'_> {
         }
         self.pending.push(call.tool_use_id.clone());
         let (event, script, error, is_interrupt) = match &call.outcome {
-            Outcome::Success => ("PostToolUse", &mut self.scripts.success, None, None),
+            Outcome::Success(_) => ("PostToolUse", &mut self.scripts.success, None, None),
             Outcome::Failure(text) => (
                 "PostToolUseFailure",
                 &mut self.scripts.failure,
@@ -358,10 +369,14 @@ impl Importer<'_> {
             agent_id: call.agent_id.as_deref(),
             error,
             is_interrupt,
+            tool_response: call.subagent.as_ref().map(|id| serde_json::json!({"agentId": id})),
         })?;
         let mut params = Params::default();
         params.set("stdin", payload);
         params.set("event_ts", call.ts.clone());
+        if let Outcome::Success(Some(output)) = &call.outcome {
+            params.set("output", output.clone());
+        }
         // One call at a time: a call the scripts cannot store is skipped,
         // and what it wrote undone, without losing the rest.
         self.conn.execute_batch("SAVEPOINT call")?;
@@ -383,7 +398,7 @@ impl Importer<'_> {
         match call.outcome {
             Outcome::Failure(_) => self.summary.errors += 1,
             Outcome::Interrupt(_) => self.summary.interrupts += 1,
-            Outcome::Success => {}
+            Outcome::Success(_) => {}
         }
         self.sessions.insert(call.session_id.clone());
         self.commit_when_due()
@@ -435,10 +450,13 @@ struct Call {
     tool_name: String,
     tool_input: Box<RawValue>,
     outcome: Outcome,
+    /// The agent an Agent (Task) call started.
+    subagent: Option<String>,
 }
 
 enum Outcome {
-    Success,
+    /// With a shell command's output (as the hook gets it: `:output`).
+    Success(Option<String>),
     Failure(String),
     Interrupt(String),
 }
@@ -524,6 +542,13 @@ struct Block<'a> {
 struct BashResult {
     #[serde(default)]
     interrupted: bool,
+}
+
+/// What an Agent (Task) call's result says of the agent it started.
+#[derive(Deserialize, Default)]
+struct AgentResult {
+    #[serde(rename = "agentId")]
+    agent_id: Option<String>,
 }
 
 /// A tool_use waiting for its result.
@@ -650,9 +675,14 @@ impl Transcript {
                             Outcome::Failure(text)
                         }
                     } else {
-                        Outcome::Success
+                        let shell = matches!(tool_use.name.as_str(), "Bash" | "PowerShell");
+                        Outcome::Success(shell.then(|| crate::runtime::payload::head_and_tail(&text, crate::runtime::payload::OUTPUT_PART)))
                     };
+                    let subagent = matches!(tool_use.name.as_str(), "Agent" | "Task")
+                        .then(|| serde_json::from_str::<AgentResult>(result).ok()?.agent_id)
+                        .flatten();
                     calls.push(Call {
+                        subagent,
                         ts: place.timestamp.unwrap_or("").to_owned(),
                         session_id: record.session_id.as_deref().unwrap_or("unknown").to_owned(),
                         cwd: record.cwd.as_deref().map(str::to_owned),
@@ -728,6 +758,9 @@ struct Payload<'a> {
     error: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     is_interrupt: Option<bool>,
+    /// Of an Agent (Task) call: `{"agentId": …}`, as the hook gets it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_response: Option<serde_json::Value>,
 }
 
 /// After install: a knowledge base from the user's past sessions, if they

@@ -15,6 +15,10 @@ use serde_json::value::RawValue;
 
 /// Payloads above this are logged (they still work: errors are cut to size).
 const LARGE_PAYLOAD: usize = 1 << 20;
+/// The tools whose output is passed as `:output`.
+const SHELLS: &[&str] = &["Bash", "PowerShell"];
+/// How much of a command's output is passed: its head and its tail.
+pub const OUTPUT_PART: usize = 16 * 1024;
 
 /// What a hook's script is given of the payload.
 pub struct ForScript {
@@ -26,6 +30,13 @@ pub struct ForScript {
     /// never parses it as JSON, and reads it only when the file has a
     /// history.
     pub file_content: Option<String>,
+    /// `:output`: a shell command's output (`tool_response.stdout` and
+    /// `.stderr`, the head and tail of a long one), passed on its own: a
+    /// success whose output shows an error again did not fix it.
+    pub output: Option<String>,
+    /// `:subagent`: the agent an Agent (Task) call started
+    /// (`tool_response.agentId`): its steps are the call's fix.
+    pub subagent: Option<String>,
     /// What is wrong with the payload (logged as warnings).
     pub problems: Vec<String>,
 }
@@ -38,19 +49,30 @@ pub fn for_script(event: &str, bytes: Vec<u8>, unread: &[&str], read_for: &[&str
     };
     let fields = Fields::parse(&text);
     let problems = problems(event, valid_utf8, &text, fields.as_ref());
-    let (without_unread, file_content) = match &fields {
+    let (without_unread, file_content, output, subagent) = match &fields {
         Some(fields) if unread.iter().any(|key| fields.has(key)) => {
-            let content = fields
-                .text("tool_name")
-                .filter(|tool| read_for.contains(&tool.as_ref()))
+            let tool = fields.text("tool_name");
+            let content = tool
+                .as_deref()
+                .filter(|tool| read_for.contains(tool))
                 .and_then(|_| fields.file_content());
-            (Some(fields.without(unread)?), content)
+            let output = tool
+                .as_deref()
+                .filter(|tool| SHELLS.contains(tool))
+                .and_then(|_| fields.shell_output());
+            let subagent = tool
+                .as_deref()
+                .filter(|tool| matches!(*tool, "Agent" | "Task"))
+                .and_then(|_| fields.subagent());
+            (Some(fields.without(unread)?), content, output, subagent)
         }
-        _ => (None, None),
+        _ => (None, None, None, None),
     };
     Ok(ForScript {
         stdin: without_unread.unwrap_or(text),
         file_content,
+        output,
+        subagent,
         problems,
     })
 }
@@ -93,6 +115,39 @@ impl<'a> Fields<'a> {
         serde_json::from_str::<Response>(raw.get()).ok()?.file?.content
     }
 
+    /// A shell command's output, `tool_response.stdout` then `.stderr`,
+    /// the first and last OUTPUT_PART bytes of a longer one.
+    fn shell_output(&self) -> Option<String> {
+        #[derive(serde::Deserialize)]
+        struct Response {
+            stdout: Option<String>,
+            stderr: Option<String>,
+        }
+        let raw = self.0.get("tool_response")?;
+        let response = serde_json::from_str::<Response>(raw.get()).ok()?;
+        let joined = [response.stdout, response.stderr]
+            .into_iter()
+            .flatten()
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n");
+        Some(head_and_tail(&joined, OUTPUT_PART))
+    }
+
+    /// The agent an Agent (Task) call started: `tool_response.agentId`.
+    fn subagent(&self) -> Option<String> {
+        #[derive(serde::Deserialize)]
+        struct Response {
+            #[serde(rename = "agentId")]
+            agent_id: Option<String>,
+        }
+        let raw = self.0.get("tool_response")?;
+        serde_json::from_str::<Response>(raw.get())
+            .ok()?
+            .agent_id
+            .filter(|id| is_identifier(id))
+    }
+
     /// The field's text, when it is a JSON string.
     fn text(&self, key: &str) -> Option<Cow<'a, str>> {
         self.0.get(key).and_then(|raw| string_of(raw))
@@ -101,6 +156,23 @@ impl<'a> Fields<'a> {
     fn kind(&self, key: &str) -> &'static str {
         self.0.get(key).map_or("missing", |raw| kind(raw))
     }
+}
+
+/// `text`, or its first and last `part` bytes (at character boundaries)
+/// when it is longer than both.
+pub fn head_and_tail(text: &str, part: usize) -> String {
+    if text.len() <= 2 * part {
+        return text.to_owned();
+    }
+    let mut head = part;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - part;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!("{}\n…\n{}", &text[..head], &text[tail..])
 }
 
 fn string_of<'a>(raw: &'a RawValue) -> Option<Cow<'a, str>> {
