@@ -50,10 +50,14 @@ SELECT coalesce(:event_ts, utc_now()),
 -- The key is made of the error with its home folder as it was (a path, so
 -- masked like any other: '/home/NAME/x' and '/srv/x' give one key), and
 -- kept without a user name; everything else of the home folder becomes ~.
+-- Both are made of the error's excerpt (error_excerpt: from its identifying
+-- line on, when that is not near the start): a test runner's header is not
+-- what its failures are known by.
 UPDATE temp.payload SET error = redact_private(secrets_out),
-                        error_key = redact_private(normalize_error(secrets_out))
+                        error_key = redact_private(normalize_error(error_excerpt(secrets_out)))
 WHERE kind IN ('error', 'interrupt');
-UPDATE temp.payload SET error_raw = substr(error, 1, 500), english = translate_messages(error), secrets_out = NULL
+UPDATE temp.payload SET error_raw = substr(error_excerpt(error), 1, 500), english = translate_messages(error),
+                        secrets_out = NULL
 WHERE kind IN ('error', 'interrupt');
 UPDATE temp.payload SET signature = error_signature(english), headline = error_headline(english),
                         identified = error_identified(english)

@@ -58,6 +58,12 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         flags: PURE,
     },
     ScalarFunction {
+        name: "error_excerpt",
+        n_args: 1,
+        func: error_excerpt,
+        flags: PURE,
+    },
+    ScalarFunction {
         name: "error_headline",
         n_args: 1,
         func: error_headline,
@@ -290,6 +296,10 @@ fn error_identified(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> R
         None => api::result_null(ctx),
     }
     Ok(())
+}
+
+fn error_excerpt(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    text_to_text(ctx, args, |text| signature::excerpt(text).to_owned())
 }
 
 fn error_headline(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {

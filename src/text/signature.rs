@@ -208,7 +208,7 @@ fn compute(text: &str) -> Signature {
     if text.chars().count() > MAX_CHARS {
         text = text.chars().take(MAX_CHARS).collect();
     }
-    let headline = headline.trim().chars().take(MAX_CHARS).collect();
+    let headline: String = headline.trim().chars().take(MAX_CHARS).collect();
     // a tool that says how to go on (`hint: Use -f if you really want to
     // add them.`) has said what went wrong
     let hinted = lines.iter().any(|l| l.trim_start().starts_with("hint: "));
@@ -220,6 +220,36 @@ fn compute(text: &str) -> Signature {
         headline,
         identified,
     }
+}
+
+/// The part of a tool's output that identifies its error: the output from
+/// two lines before its identifying line on, when that line is further in
+/// than the first 200 bytes (a test runner's session header, a build's
+/// log); else the output as it is. What an error's key and stored excerpt
+/// are made of, so that every failure of one test runner does not share
+/// one key made of its header.
+pub fn excerpt(text: &str) -> &str {
+    // (the lines as `compute` sees them, with where each starts)
+    let mut starts = Vec::new();
+    let mut lines = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_end_matches(['\n', '\r']);
+        if !trimmed.trim().is_empty() {
+            starts.push(offset);
+            lines.push(trimmed);
+        }
+        offset += line.len();
+    }
+    let skip = usize::from(lines.first().is_some_and(|first| EXIT_CODE.is_match(first)));
+    let Some((_, at, _)) = headline(&lines[skip..]) else {
+        return text;
+    };
+    let from = starts[(at + skip).saturating_sub(2).max(skip)];
+    if from <= 200 {
+        return text;
+    }
+    &text[from..]
 }
 
 /// `text` without ANSI escape sequences (`ESC [ … letter`, `ESC ] … BEL`).
@@ -443,6 +473,10 @@ rules! {
                                           "timed out", "does not", "errors", "deprecat"]),
         r"\b(?:errors?|fatal|failed|failure|cannot|can't|could not|couldn't|not found|no such|denied|refused|invalid|unexpected|undefined|exception|abort(?:ed)?|missing|unable|unknown|not allowed|violates|conflict|rejected|not a [\w-]+ command|does not (?:exist|contain|match|support|accept)|no rule|unrecognized|exceed(?:s|ed)?|illegal|no matches found|timed out|deprecated)\b";
 
+    /// The shell itself reporting: `(eval):1: bad substitution`,
+    /// `zsh:12: parse error near …` (its line number is not what failed).
+    SHELL_SAYS: |l| l.starts_with("(eval):") || l.starts_with("zsh:") || l.starts_with("bash:"),
+        r"^(\(eval\)|zsh|bash):\d+: (.+)$";
     /// A shell saying a program is missing, in any of its ways:
     /// `bash: x: command not found`, `/bin/sh: 1: x: not found`,
     /// `/bin/bash: line 1: x: command not found`, `zsh: command not found: x`.
@@ -539,6 +573,10 @@ fn judge(line: &str) -> Option<Candidate> {
         // only better than a line that says nothing of an error
         return found(2, trimmed.to_string());
     }
+    if let Some(c) = SHELL_SAYS.captures(trimmed) {
+        // the shell itself: `(eval):1: bad substitution`, `zsh:3: no such file`
+        return found(6, format!("{}: {}", &c[1], &c[2]));
+    }
     if let Some(c) = NOT_FOUND.captures(trimmed) {
         let program = c.get(1).or(c.get(2)).map_or("", |m| m.as_str());
         return found(7, format!("command not found: '{program}'"));
@@ -557,7 +595,8 @@ fn judge(line: &str) -> Option<Candidate> {
     if let Some(message) = trimmed.strip_prefix("× ") {
         // (its category is on the header line above: see `headline`)
         let message = message.trim();
-        if message.is_empty() || message.starts_with("Some errors were emitted") || message.ends_with("errors.") {
+        // (a run's summary: "Some errors were emitted while running checks.")
+        if message.is_empty() || message.starts_with("Some ") && message.contains(" emitted") || message.ends_with("errors.") {
             return found(2, trimmed.to_string());
         }
         return found(8, format!("× {message}"));
@@ -852,6 +891,14 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
     }
     if let Some(c) = ESLINT_HEAD.captures(headline) {
         push_id(ids, IdKind::Code, &c[1]);
+    }
+    if let Some(code) = headline
+        .strip_prefix("error[")
+        .and_then(|rest| rest.split_once("]:"))
+        .map(|(code, _)| code)
+        .filter(|code| !code.is_empty() && code.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
+    {
+        push_id(ids, IdKind::Code, code);
     }
     if let Some(c) = CURL_CODE.captures(headline) {
         push_id(ids, IdKind::Code, &format!("curl({})", &c[1]));
@@ -1255,6 +1302,66 @@ mod tests {
 
 #[cfg(test)]
 mod v3_tests {
+
+    #[test]
+    fn a_linters_own_diagnostic_outranks_a_passing_tests_log() {
+        // a pre-commit hook: the tests passed (one logged an error on
+        // purpose), then biome found a formatting problem
+        let hook = "Exit code 1\n$ bun test src/\nerror: Item 3 failed\n      at <anonymous> (a.test.ts:89:16)\n\
+                    12 pass\n$ biome check\n a.ts format ━━━━━━━━━━━━━━━━━━━━━━\n\n  × Formatter would have printed the following content:\n\
+                    Found 1 error.\ncheck ━━━━━━━━━━━━━━\n\n  × Some errors were emitted while running checks.\n\
+                    error: script \"lint\" exited with code 1\nhusky - pre-commit script failed (code 1)";
+        let sig = signature(hook);
+        assert_eq!(sig.text, "format: Formatter would have printed the following content:");
+        assert!(sig.identified);
+        // a run's summary alone is a wrapper, never the signature
+        let summary = signature("check ━━━━━━━━\n  × Some warnings were emitted while running checks.");
+        assert!(!summary.identified, "{}", summary.text);
+    }
+
+    #[test]
+    fn a_test_runners_header_is_not_its_errors_excerpt() {
+        let header = "============================= test session starts ==============================\n\
+                      platform darwin -- Python 3.12.7, pytest-8.4.0, pluggy-1.6.0\nrootdir: /w\nconfigfile: pyproject.toml\n\
+                      plugins: anyio-4.9.0, cov-6.1.1, xdist-3.7.0, asyncio-1.0.0, mock-3.14.1\ncollected 212 items\n\n\
+                      tests/test_a.py ....F...\n\n=================================== FAILURES ===================================\n";
+        let a = format!("{header}E       KeyError: 'session_id'\n\ntests/test_a.py:12: KeyError");
+        let b = format!("{header}E       assert 3 == 4\n\ntests/test_b.py:40: AssertionError");
+        assert!(excerpt(&a).starts_with("=== FAILURES") || excerpt(&a).contains("KeyError: 'session_id'"));
+        assert!(!excerpt(&a).contains("test session starts"));
+        assert_ne!(
+            crate::text::normalize::normalize_error(excerpt(&a)),
+            crate::text::normalize::normalize_error(excerpt(&b))
+        );
+        // an error that says what it is at once is its own excerpt
+        let short = "Exit code 1\nModuleNotFoundError: No module named 'yaml'";
+        assert_eq!(excerpt(short), short);
+    }
+
+    #[test]
+    fn bracketed_codes_and_warnings() {
+        let ty = signature("WARN ty is pre-release software and not ready for production use. Expect to encounter bugs, missing features.\n\
+                            error[call-non-callable]: Object of type `Skip` is not callable\n  --> test/a.py:3:5");
+        assert_eq!(ty.identifier(IdKind::Code), Some("call-non-callable"));
+        assert!(ty.text.starts_with("error[call-non-callable]: Object of type"), "{}", ty.text);
+        // a bare `error:` line is git's shape, values masked, lower case kept
+        let git = signature("error: pathspec 'x.txt' did not match any file(s) known to git");
+        assert_eq!(git.text, "error: pathspec <STR> did not match any file(s) known to git");
+    }
+
+    #[test]
+    fn a_git_server_and_a_hint_say_what_went_wrong() {
+        let policy = signature("remote: error: GH006: Protected branch update failed for refs/heads/main.\n\
+                                To github.com:acme/shop.git\n ! [remote rejected] main -> main (protected branch hook declined)");
+        assert!(policy.text.starts_with("error: GH006: Protected branch update failed"), "{}", policy.text);
+        assert_eq!(policy.identifier(IdKind::Code), Some("GH006"));
+        let ignored = signature("The following paths are ignored by one of your .gitignore files:\nfrontend/dist\n\
+                                 hint: Use -f if you really want to add them.");
+        assert!(ignored.identified);
+        let eval = signature("Exit code 1\n(eval):1: bad substitution");
+        assert_eq!(eval.text, "(eval): bad substitution");
+    }
+
     use super::*;
 
     #[test]
