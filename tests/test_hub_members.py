@@ -7,9 +7,7 @@ hooks with real payloads; what they are told, what `errkb sync`, `errkb
 hub status`, `errkb doctor` and `errkb search` say, and what the hub
 holds (read with psql) is what each test checks.
 
-The tests written as `xfail(strict=True)` are attacks that still work:
-each asserts what must hold, and fails today; when the hole is closed it
-passes, and strict xfail makes the run fail until its marker goes.
+Each test is one attack: it asserts what must hold against it.
 """
 import fcntl
 import json
@@ -160,9 +158,9 @@ def quoted_only(text, *markers):
 
 
 def used_times(search_output):
-    match = re.search(r"used (\d+) times", search_output)
+    match = re.search(r"used (\d+) times|used (once)", search_output)
     assert match, search_output
-    return int(match.group(1))
+    return 1 if match.group(2) else int(match.group(1))
 
 
 # ---- 1. Odd timestamps and bad bytes ----------------------------------------
@@ -205,33 +203,23 @@ def test_hub_init_refuses_a_database_that_is_not_utf8(pg):
     assert team.value("SELECT to_regnamespace('errkb') IS NULL") == "t"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "still works: in a SQL_ASCII database the server itself fails the receive query (invalid byte sequence for "
-    "encoding UTF8) on the first row with a byte that is not UTF-8, so no row after it is ever received"))
-def test_a_byte_that_is_not_utf8_on_a_hand_made_hub_does_not_stop_a_sync(pg, tmp_path):
+def test_a_hub_made_by_hand_in_a_database_that_is_not_utf8_is_refused_clearly(pg, tmp_path):
     team = ascii_database(pg)
     # made by hand, as psql runs the schema (any member can then write any byte)
     team.psql((ROOT / "sql" / "hub" / "schema.sql").read_text())
-    grants = ROOT / "sql" / "hub" / "grants.sql"
-    if grants.exists():
-        team.psql(grants.read_text())
     for login in MEMBERS:
         join_team(pg, team.db, login)
-    a = laptop(tmp_path, team, "a", "member")
-    a.learn_fix("sa1")
-    assert "sent 1 fixes" in a.run("sync").stdout
     bad = team.mallory(f"INSERT INTO errkb.fixes (uid, {team.sender_column()}, project, error_key, signature, "
                        f"headline, resolution, fix_key) VALUES ('{'f' * 32}', 'evil', 'github.com/acme/shop', "
                        "E'Error: bad \\xff', 'Error: bad', E'Error: bad \\xff byte', '{\"resolvedBy\": "
                        "\"success_after_error\", \"tool\": \"Bash\", \"command\": \"make\"}', 'k')")
     assert bad.returncode == 0, bad.stderr
-    assert team.value("SELECT count(*) FROM errkb.fixes WHERE headline LIKE E'%\\xff%'") == "1"
+    # errkb does not sync with a hub whose text need not be UTF-8: it says
+    # so, at once, instead of failing on whichever row holds such a byte
     b = Replica(tmp_path, "b")
     joined = b.run("hub", "join", team.url("bob"), check=False)
-    assert joined.returncode == 0, joined.stderr
-    assert "pip install pyyaml" in (b.fail("sb1") or "")
-    status = b.run("hub", "status").stdout
-    assert re.search(r"refused +1 rows", status) and "UTF-8" in status, status
+    assert joined.returncode != 0 and "needs UTF8" in joined.stderr, joined.stderr
+    assert "panicked" not in joined.stderr
 
 
 # ---- 2. A forged fix for another member's error --------------------------------
@@ -295,9 +283,6 @@ def test_a_forged_fix_for_a_teammates_error_never_leads_is_quoted_and_inert(team
     assert used_times(search_c) < 100, search_c
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "still works: errkb search (which the plugin lets the agent run) prints the best fix in errkb's own voice "
-    "whoever sent it: on C, mallory's injected headline and her pipe to sh, unquoted and not named a teammate's"))
 def test_errkb_search_quotes_a_teammates_forged_fix(team, tmp_path):
     b, c = forged_for_bs_error(team, tmp_path)
     search_c = c.run("search", LEFTPAD).stdout
@@ -445,10 +430,6 @@ def test_a_project_under_an_excluded_folder_never_reaches_the_hub(team, home_lap
     assert team.value("SELECT count(*) FROM errkb.fixes") == "1"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "still works: ~ in \"exclude\" is matched against the stored project folder, which is written with ~ only "
-    "for the home layouts redaction knows (/home/NAME, /Users/NAME, ...); with HOME elsewhere (/root, "
-    "/srv/users/NAME, ...) the excluded project is shared"))
 def test_a_project_under_an_excluded_folder_never_reaches_the_hub_whatever_the_home(team, tmp_path):
     sent, dump = learn_in_an_excluded_folder(laptop(tmp_path, team, "a", "member"), team)
     assert "pip install pyyaml" in dump
@@ -485,10 +466,6 @@ def test_no_absolute_path_or_user_name_reaches_the_hub(team, home_laptop):
         assert private not in dump, (private, dump)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "still the case: a path outside the project in double quotes (every Python traceback's File \"/usr/lib/...\" "
-    "or \"~/.local/...\") is cut inside the resolution's JSON text, which is no longer JSON: the hub refuses the "
-    "INSERT (invalid input syntax for type json), and every later sync of that laptop fails the same way"))
 def test_a_python_traceback_through_site_packages_is_sent_without_the_user_name(team, home_laptop):
     a = home_laptop(team, "a", "member")
     user, project = a.home.name, a.project
@@ -511,9 +488,7 @@ def test_a_python_traceback_through_site_packages_is_sent_without_the_user_name(
 
 @pytest.mark.parametrize("where", [
     "resolution",
-    pytest.param("headline", marks=pytest.mark.xfail(strict=True, reason=(
-        "still works: the receive query sends a fix's headline, signature, error key and project even when "
-        "the row is oversized; 500 rows per batch of 10 MB each are held at once"))),
+    "headline",
 ])
 def test_rows_of_ten_megabytes_are_refused_in_bounded_memory(team, tmp_path, where):
     b = laptop(tmp_path, team, "b", "bob")
@@ -721,9 +696,6 @@ def test_a_removed_member_is_gone_from_the_hub_and_every_laptop(team, tmp_path):
         assert r.rows("SELECT count(*) FROM fixes WHERE resolution LIKE '%0.0.0-evil%'") == [(0,)]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "still the case: remove_member revokes errkb_member, so the removed login's next sync fails on the schema "
-    "(permission denied for schema errkb) before errkb can say it was removed"))
 def test_a_removed_members_next_sync_says_so(team, tmp_path):
     m = laptop(tmp_path, team, "m", "mallory")
     m.learn_fix("sm1")
@@ -760,7 +732,7 @@ def schema1_hub(pg, tmp_path):
     return team, old
 
 
-def test_init_upgrades_a_schema_1_hub_in_place_and_its_laptop_claims_its_rows(pg, tmp_path):
+def test_init_upgrades_a_schema_1_hub_in_place_and_the_owner_gives_a_laptops_rows_to_its_member(pg, tmp_path):
     team, old = schema1_hub(pg, tmp_path)
     [(replica,)] = old.rows("SELECT replica FROM hub_state")
     assert team.value("SELECT value FROM errkb.meta WHERE key = 'schema_version'") == "1"
@@ -772,32 +744,32 @@ def test_init_upgrades_a_schema_1_hub_in_place_and_its_laptop_claims_its_rows(pg
     assert team.value("SELECT DISTINCT member FROM errkb.fixes") == f"replica:{replica}"
     synced = old.run("sync", check=False)
     assert synced.returncode == 0, synced.stderr
+    # the laptop shows its replica; the owner, who knows whose it is, gives it its rows
+    assert replica in old.run("hub", "status").stdout
+    team.psql(f"SELECT errkb.assign_replica('{replica}', 'alice')")
     assert team.value("SELECT DISTINCT member FROM errkb.fixes") == "alice"
     assert team.value("SELECT DISTINCT member FROM errkb.counts") == "alice"
+    old.run("sync")
     assert "pip install pyyaml" in (old.fail("so1") or "")
     c = laptop(tmp_path, team, "c", "carol")
     assert "pip install pyyaml" in (c.fail("sc1") or "")
     assert c.rows("SELECT DISTINCT member FROM team_fixes") == [("alice",)]
 
 
-# ---- Attacks that still work ---------------------------------------------------------------
+# ---- Attacks found by trying ----------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "still works: errkb.claim_replica is first come, and a schema-1 row names its laptop (replica); a member "
-    "who claims another laptop's replica first owns its rows, deletes or replaces them"))
-def test_a_member_cannot_claim_another_laptops_rows_of_an_upgraded_hub(pg, tmp_path):
+def test_a_member_cannot_take_another_laptops_rows_of_an_upgraded_hub(pg, tmp_path):
     team, old = schema1_hub(pg, tmp_path)
     runner("hub", "init", team.url(), env={"PGPASSWORD": SUPERUSER_PASSWORD}, check=True)
     [replica] = team.value("SELECT DISTINCT replica FROM errkb.fixes", user="mallory").split()
-    team.mallory(f"SELECT errkb.claim_replica('{replica}')")
-    team.mallory("DELETE FROM errkb.fixes WHERE member = 'mallory'")
+    # only the owner gives a laptop's rows to a member; mallory cannot, nor delete them
+    taken = team.mallory(f"SELECT errkb.assign_replica('{replica}', 'mallory')")
+    assert taken.returncode != 0
+    team.mallory(f"DELETE FROM errkb.fixes WHERE member = 'replica:{replica}'")
     old.run("sync", check=False)
-    assert team.value("SELECT count(*) FROM errkb.fixes WHERE member = 'alice'") == "1"
+    assert team.value("SELECT count(*) FROM errkb.fixes WHERE member = 'replica:' || replica") == "1"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "still works: a forged fix carries the victim's hub uid; errkb hub retract of it (by its id on the owner's "
-    "laptop) retracts that uid for everyone, the victim's own fix with it, on the victim's laptop too"))
 def test_the_owner_retracting_a_forged_fix_does_not_retract_the_teammate_it_imitates(team, tmp_path):
     b, owner = laptop(tmp_path, team, "b", "bob"), laptop(tmp_path, team, "o", "member")
     b.learn_fix("sb1")
@@ -815,35 +787,34 @@ def test_the_owner_retracting_a_forged_fix_does_not_retract_the_teammate_it_imit
     assert "pip install pyyaml" in (b.fail("sb2") or "")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "still works: a retraction's uid is unchecked on the hub; one longer than 64 bytes is refused and kept in "
-    "hub_refused as it came (cut to 64 bytes), and errkb hub status prints it raw"))
 def test_escape_bytes_in_a_refused_row_never_reach_the_terminal(team, tmp_path):
     b = laptop(tmp_path, team, "b", "bob")
+    # a member writes no retraction but through errkb.withdraw (its own fixes)
+    assert team.mallory(f"INSERT INTO errkb.retractions (uid, member) VALUES ({lit(ESCAPES)}, 'mallory')").returncode != 0
+    # a fix that is no fix (its resolution an array), its texts full of escapes
     inserted = team.mallory(
-        f"INSERT INTO errkb.retractions (uid, member) VALUES ({lit(ESCAPES + 'x' * 80)}, 'mallory')")
+        "INSERT INTO errkb.fixes (uid, replica, project, error_key, signature, headline, resolution, fix_key) "
+        f"VALUES ('{'e' * 32}', {lit(ESCAPES)}, 'github.com/acme/shop', {lit(ESCAPES)}, {lit(ESCAPES)}, "
+        f"{lit(ESCAPES + ' Error')}, {lit(json.dumps([ESCAPES]))}, 'k')")
     assert inserted.returncode == 0, inserted.stderr
     assert "1 received rows refused" in b.run("sync").stdout
     for said in (b.run("hub", "status").stdout, b.run("doctor", check=False).stdout):
         assert not CONTROL.search(said), repr(said)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "still works: a retraction's uid has no size limit on the hub but its index's (about 2.7 KB compressed: "
-    "650 KB of text with lz4); 500 such rows per batch are held at once by every receiver"))
-def test_a_members_huge_retraction_rows_are_received_in_bounded_memory(team, tmp_path):
-    b = laptop(tmp_path, team, "b", "bob")
-    inserted = team.mallory("SET default_toast_compression = lz4; INSERT INTO errkb.retractions (uid, member) "
-                            "SELECT repeat('x', 650000) || i, 'mallory' FROM generate_series(1, 1000) AS i")
-    assert inserted.returncode == 0, inserted.stderr
-    code, out, err, peak_kib = peak_rss_kib([DIST / "errkb-hub", "sync"], env={**os.environ, **b.env})
-    assert code == 0, err
-    assert peak_kib < 300 * 1024, f"peak {peak_kib // 1024} MB"
+def test_a_members_huge_rows_are_refused_by_the_hub(team, tmp_path):
+    # retractions are the owner's or errkb.withdraw's; a fix's texts and a
+    # count's replica have the hub's limits
+    assert team.mallory("SET default_toast_compression = lz4; INSERT INTO errkb.retractions (uid, member) "
+                        "SELECT repeat('x', 650000) || i, 'mallory' FROM generate_series(1, 3) AS i").returncode != 0
+    assert team.mallory(
+        "INSERT INTO errkb.fixes (uid, replica, project, error_key, signature, headline, resolution, fix_key) "
+        f"VALUES ('{'d' * 32}', repeat('r', 650000), 'github.com/acme/shop', 'Error: x', 'Error: x', 'Error: x', "
+        "'{\"resolvedBy\": \"x\", \"tool\": \"Bash\"}', 'k')").returncode != 0
+    assert team.mallory(f"SELECT errkb.send_counts(ARRAY['{'d' * 32}'], repeat('r', 650000), ARRAY[1], "
+                        "ARRAY[1], ARRAY[1], ARRAY[1], ARRAY[1])").stdout.strip() in ("0", "")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "still works: a receive must finish within one 45 s exchange and moves the cursor only when it does (or "
-    "at 256 MB of resolutions); 400,000 small rows from one member fail every teammate's every sync"))
 def test_a_flood_of_small_rows_from_one_member_does_not_stall_everyones_sync(team, tmp_path):
     """(About a minute: the sync's own 45 s limit.)"""
     b = laptop(tmp_path, team, "b", "bob")

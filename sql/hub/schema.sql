@@ -108,9 +108,9 @@ CREATE TABLE IF NOT EXISTS errkb.removed_members (
 );
 
 -- Schema 1 knew laptops, not members: its rows name the sending replica.
--- Upgraded, they belong to 'replica:<id>' until that laptop's first sync
--- as a member claims them (errkb.claim_replica): the member it logs in as
--- is then known. One claim per replica, first come.
+-- Upgraded, they belong to 'replica:<id>' (one voice of its own, which no
+-- login can act as) until the owner gives them to their member
+-- (errkb.assign_replica); the assignment is a row every laptop receives.
 CREATE TABLE IF NOT EXISTS errkb.replica_claims (
   replica text PRIMARY KEY,
   member text NOT NULL,
@@ -197,7 +197,8 @@ CREATE INDEX IF NOT EXISTS counts_member ON errkb.counts (member);
 CREATE OR REPLACE FUNCTION errkb.stamp() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog AS $$
 BEGIN
-  IF TG_TABLE_NAME IN ('fixes', 'counts') THEN
+  -- (the owner may move rows to a member: errkb.assign_replica)
+  IF TG_TABLE_NAME IN ('fixes', 'counts') AND (TG_OP = 'INSERT' OR NOT errkb.is_admin()) THEN
     NEW.member := session_user;
   END IF;
   IF TG_TABLE_NAME = 'fixes' THEN
@@ -309,46 +310,106 @@ BEGIN
   RETURN format('removed %s (%s fixes)', name, fixes);
 END $$;
 
--- A laptop's first sync as a member claims the rows schema 1 stored under
--- its replica id (first come; the claim is a row everyone receives).
-CREATE OR REPLACE FUNCTION errkb.claim_replica(r text) RETURNS text
+-- Rows of schema 1 name the laptop (replica) that sent them, not a member:
+-- nothing a member could say would prove which replica was its own (the ids
+-- were readable by all). The owner, who knows the team, gives them to their
+-- member (errkb hub status shows a laptop its replica id):
+--   SELECT errkb.assign_replica('<replica id>', 'alice');
+CREATE OR REPLACE FUNCTION errkb.assign_replica(r text, name text) RETURNS text
+LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+DECLARE
+  fixes bigint;
+BEGIN
+  IF NOT errkb.is_admin() THEN
+    RAISE EXCEPTION 'only the hub''s owner (or a login in errkb_admin) can give a laptop''s rows to a member';
+  END IF;
+  INSERT INTO errkb.replica_claims (replica, member) VALUES (r, name)
+  ON CONFLICT (replica) DO UPDATE SET member = excluded.member, claimed_at = now(), xid = pg_current_xact_id();
+  DELETE FROM errkb.fixes AS l WHERE l.member = 'replica:' || r
+    AND EXISTS (SELECT 1 FROM errkb.fixes AS n WHERE n.uid = l.uid AND n.member = name);
+  UPDATE errkb.fixes SET member = name, xid = pg_current_xact_id() WHERE member = 'replica:' || r;
+  GET DIAGNOSTICS fixes = ROW_COUNT;
+  DELETE FROM errkb.counts AS l WHERE l.member = 'replica:' || r
+    AND EXISTS (SELECT 1 FROM errkb.counts AS n WHERE n.uid = l.uid AND n.member = name AND n.replica = l.replica);
+  UPDATE errkb.counts SET member = name WHERE member = 'replica:' || r;
+  RETURN format('gave %s fixes of replica %s to %s', fixes, r, name);
+END $$;
+DROP FUNCTION IF EXISTS errkb.claim_replica(text);
+
+-- What a member does to its own rows goes through these (the functions
+-- check who calls them): a member has no UPDATE or DELETE on the tables,
+-- so it cannot take a lock that would hold everyone's sync.
+--
+-- Its laptops' counts of fixes on the hub (running totals: each count kept
+-- at the larger of old and new).
+CREATE OR REPLACE FUNCTION errkb.send_counts(uids text[], r text, learned bigint[], sessions bigint[],
+                                             advised bigint[], helped bigint[], failed bigint[]) RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
 DECLARE
-  owner text;
+  written bigint;
 BEGIN
-  IF NOT errkb.may_write() OR r IS NULL OR r = '' THEN
-    RETURN NULL;
+  IF NOT errkb.may_write() THEN
+    RAISE EXCEPTION 'the hub''s owner removed % from the team', session_user;
   END IF;
-  IF EXISTS (SELECT 1 FROM errkb.fixes WHERE member = 'replica:' || r)
-     OR EXISTS (SELECT 1 FROM errkb.counts WHERE member = 'replica:' || r) THEN
-    INSERT INTO errkb.replica_claims (replica, member) VALUES (r, session_user) ON CONFLICT DO NOTHING;
-  END IF;
-  SELECT member INTO owner FROM errkb.replica_claims WHERE replica = r;
-  IF owner = session_user THEN
-    DELETE FROM errkb.fixes AS l WHERE l.member = 'replica:' || r
-      AND EXISTS (SELECT 1 FROM errkb.fixes AS n WHERE n.uid = l.uid AND n.member = session_user);
-    UPDATE errkb.fixes SET member = session_user, xid = pg_current_xact_id() WHERE member = 'replica:' || r;
-    -- (counts: the stamp trigger names the member)
-    DELETE FROM errkb.counts AS l WHERE l.member = 'replica:' || r
-      AND EXISTS (SELECT 1 FROM errkb.counts AS n WHERE n.uid = l.uid AND n.member = session_user AND n.replica = l.replica);
-    UPDATE errkb.counts SET member = session_user WHERE member = 'replica:' || r;
-  END IF;
-  RETURN owner;
+  INSERT INTO errkb.counts (uid, member, replica, learned, sessions, advised, helped, failed)
+  SELECT u.uid, session_user, r, least(greatest(u.l, 0), 1000000), least(greatest(u.s, 0), 1000000),
+         least(greatest(u.a, 0), 1000000), least(greatest(u.h, 0), 1000000), least(greatest(u.f, 0), 1000000)
+  FROM unnest(uids, learned, sessions, advised, helped, failed) AS u(uid, l, s, a, h, f)
+  WHERE octet_length(r) <= 64 AND EXISTS (SELECT 1 FROM errkb.fixes AS x WHERE x.uid = u.uid)
+  ON CONFLICT (uid, member, replica) DO UPDATE SET
+    learned = greatest(errkb.counts.learned, excluded.learned),
+    sessions = greatest(errkb.counts.sessions, excluded.sessions),
+    advised = greatest(errkb.counts.advised, excluded.advised),
+    helped = greatest(errkb.counts.helped, excluded.helped),
+    failed = greatest(errkb.counts.failed, excluded.failed)
+  WHERE excluded.learned > errkb.counts.learned OR excluded.sessions > errkb.counts.sessions
+     OR excluded.advised > errkb.counts.advised OR excluded.helped > errkb.counts.helped
+     OR excluded.failed > errkb.counts.failed;
+  GET DIAGNOSTICS written = ROW_COUNT;
+  RETURN written;
 END $$;
-REVOKE ALL ON FUNCTION errkb.claim_replica(text) FROM PUBLIC;
+
+-- A member withdraws its own copies of fixes (errkb forget): they leave the
+-- hub, stay refused from it, and every laptop drops what it sent of them.
+CREATE OR REPLACE FUNCTION errkb.withdraw(uids text[]) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+DECLARE
+  removed bigint;
+BEGIN
+  IF NOT errkb.may_write() THEN
+    RAISE EXCEPTION 'the hub''s owner removed % from the team', session_user;
+  END IF;
+  INSERT INTO errkb.retractions (uid, member, retracted_by)
+  SELECT u, session_user, session_user FROM unnest(uids) AS u WHERE octet_length(u) <= 64
+  ON CONFLICT DO NOTHING;
+  DELETE FROM errkb.counts WHERE uid = ANY(uids) AND member = session_user;
+  DELETE FROM errkb.fixes WHERE uid = ANY(uids) AND member = session_user;
+  GET DIAGNOSTICS removed = ROW_COUNT;
+  RETURN removed;
+END $$;
 
 -- ---- What members may touch --------------------------------------------------
+-- Read everything; add fixes (as themselves: the stamp trigger and the
+-- policies); the rest through the functions above. Nothing that could lock
+-- a table against the others (LOCK TABLE beyond ROW EXCLUSIVE needs UPDATE,
+-- DELETE or TRUNCATE).
 GRANT USAGE ON SCHEMA errkb TO errkb_member, errkb_admin;
 GRANT SELECT ON errkb.meta, errkb.fixes, errkb.counts, errkb.retractions, errkb.removed_members,
                 errkb.replica_claims TO errkb_member, errkb_admin;
-GRANT INSERT, DELETE ON errkb.fixes TO errkb_member, errkb_admin;
-GRANT INSERT, UPDATE, DELETE ON errkb.counts TO errkb_member, errkb_admin;
-GRANT INSERT ON errkb.retractions TO errkb_member, errkb_admin;
-GRANT INSERT, UPDATE ON errkb.removed_members TO errkb_admin;
-GRANT EXECUTE ON FUNCTION errkb.claim_replica(text) TO errkb_member;
--- (schema 1 let members update and delete anything: taken back)
-REVOKE UPDATE ON errkb.fixes FROM errkb_member;
-REVOKE UPDATE, DELETE ON errkb.retractions FROM errkb_member;
+GRANT INSERT ON errkb.fixes TO errkb_member, errkb_admin;
+REVOKE UPDATE, DELETE, TRUNCATE ON errkb.fixes, errkb.counts, errkb.retractions, errkb.removed_members,
+                                  errkb.replica_claims, errkb.meta FROM errkb_member;
+REVOKE INSERT ON errkb.counts, errkb.retractions, errkb.removed_members, errkb.replica_claims, errkb.meta
+  FROM errkb_member;
+REVOKE ALL ON FUNCTION errkb.send_counts(text[], text, bigint[], bigint[], bigint[], bigint[], bigint[]),
+                       errkb.withdraw(text[]), errkb.assign_replica(text, text), errkb.remove_member(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION errkb.send_counts(text[], text, bigint[], bigint[], bigint[], bigint[], bigint[]),
+                          errkb.withdraw(text[]) TO errkb_member, errkb_admin;
+GRANT EXECUTE ON FUNCTION errkb.assign_replica(text, text), errkb.remove_member(text) TO errkb_admin;
+-- The owner's helpers act with the owner's rights when an errkb_admin
+-- login that is not the owner runs them.
+GRANT INSERT, UPDATE, DELETE ON errkb.fixes, errkb.counts, errkb.retractions, errkb.removed_members,
+                                errkb.replica_claims TO errkb_admin;
 
 INSERT INTO errkb.meta (key, value) VALUES ('schema_version', '2')
 ON CONFLICT (key) DO UPDATE SET value = excluded.value

@@ -387,21 +387,27 @@ pub fn forget(db_path: &Path, fix: &str, out: &mut impl Write) -> Result<ExitCod
 }
 
 /// `errkb hub retract FIX`: the hub's owner retracts a fix for everyone
-/// (every member's copy; every laptop drops it at its next sync, and it is
-/// never sent or received again). FIX: a fix's id or uid here, or a uid
-/// on the hub.
+/// (every laptop drops it at its next sync, and it is never sent or
+/// received again). FIX: a fix's id or uid here, or a uid on the hub.
+///
+/// What is retracted is the fix as this laptop has it, by its content: the
+/// uid its content hashes to, for everyone; and each copy a member sent of
+/// it, that member's. A member who sent other content under someone
+/// else's uid cannot make the owner retract the other's fix.
 pub fn retract(db_path: &Path, fix: &str, url: Option<&str>, out: &mut impl Write) -> Result<ExitCode> {
     let info = owner_url(url)?;
-    let hub_uids = match db::open(db_path, db::Access::ReadWrite)
+    let (everyone, copies) = match db::open(db_path, db::Access::ReadWrite)
         .ok()
-        .and_then(|conn| sync::fix_uids(&conn, fix).ok())
+        .and_then(|conn| sync::fix_copies(&conn, fix).ok())
     {
-        Some((_, uids)) => uids,
-        None if fix.len() == 32 && fix.bytes().all(|b| b.is_ascii_hexdigit()) => vec![fix.to_ascii_lowercase()],
+        Some((uid, copies)) => (uid, copies),
+        None if fix.len() == 32 && fix.bytes().all(|b| b.is_ascii_hexdigit()) => (fix.to_ascii_lowercase(), Vec::new()),
         None => bail!("no fix {fix} here (errkb search --json shows a fix's id; a hub uid works too)"),
     };
     let mut hub = Hub::connect(&info)?;
     sync::check_hub_schema(&mut hub)?;
+    let (copy_uids, copy_members): (Vec<String>, Vec<String>) =
+        copies.into_iter().filter(|(uid, _)| *uid != everyone).unzip();
     let removed = hub.with(async |c| {
         let tx = c.transaction().await.described()?;
         let admin: bool = tx.query_one("SELECT errkb.is_admin()", &[]).await.described()?.get(0);
@@ -412,16 +418,29 @@ pub fn retract(db_path: &Path, fix: &str, url: Option<&str>, out: &mut impl Writ
             ));
         }
         tx.execute(
-            "INSERT INTO errkb.retractions (uid, member) SELECT u, '' FROM unnest($1::text[]) AS u ON CONFLICT DO NOTHING",
-            &[&hub_uids],
+            "INSERT INTO errkb.retractions (uid, member) VALUES ($1, '') ON CONFLICT DO NOTHING",
+            &[&everyone],
         )
         .await
         .described()?;
-        tx.execute("DELETE FROM errkb.counts WHERE uid = ANY($1)", &[&hub_uids])
-            .await
-            .described()?;
+        tx.execute(
+            "INSERT INTO errkb.retractions (uid, member) SELECT u, m FROM unnest($1::text[], $2::text[]) AS x(u, m) \
+             ON CONFLICT DO NOTHING",
+            &[&copy_uids, &copy_members],
+        )
+        .await
+        .described()?;
+        tx.execute(
+            "DELETE FROM errkb.counts WHERE uid = $1 OR (uid, member) IN (SELECT * FROM unnest($2::text[], $3::text[]))",
+            &[&everyone, &copy_uids, &copy_members],
+        )
+        .await
+        .described()?;
         let removed = tx
-            .execute("DELETE FROM errkb.fixes WHERE uid = ANY($1)", &[&hub_uids])
+            .execute(
+                "DELETE FROM errkb.fixes WHERE uid = $1 OR (uid, member) IN (SELECT * FROM unnest($2::text[], $3::text[]))",
+                &[&everyone, &copy_uids, &copy_members],
+            )
             .await
             .described()?;
         tx.commit().await.described()?;
@@ -429,8 +448,7 @@ pub fn retract(db_path: &Path, fix: &str, url: Option<&str>, out: &mut impl Writ
     })?;
     writeln!(
         out,
-        "retracted {} for everyone ({removed} copies removed from the hub); every laptop drops it at its next sync",
-        hub_uids.join(", ")
+        "retracted {everyone} for everyone ({removed} copies removed from the hub); every laptop drops it at its next sync"
     )?;
     Ok(ExitCode::SUCCESS)
 }

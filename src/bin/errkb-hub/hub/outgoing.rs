@@ -15,9 +15,42 @@ pub fn text(text: &str, project: Option<&str>) -> String {
     relative_paths(&redacted, project, Outside::Cut).into_owned()
 }
 
+/// A JSON document (a fix's resolution) as it may be sent: each of its
+/// strings as `text` makes it (paths are cut inside the strings, never
+/// across JSON's own quoting: a quoted path in a traceback stays valid
+/// JSON). Not JSON: as text.
+pub fn json(document: &str, project: Option<&str>) -> String {
+    fn walk(value: &mut serde_json::Value, project: Option<&str>) {
+        match value {
+            serde_json::Value::String(s) => *s = text(s, project),
+            serde_json::Value::Array(items) => items.iter_mut().for_each(|v| walk(v, project)),
+            serde_json::Value::Object(fields) => fields.values_mut().for_each(|v| walk(v, project)),
+            _ => {}
+        }
+    }
+    match serde_json::from_str::<serde_json::Value>(document) {
+        Ok(mut value) => {
+            walk(&mut value, project);
+            value.to_string()
+        }
+        Err(_) => text(document, project),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quoted_path_in_json_stays_json() {
+        let resolution = serde_json::json!({"errorRaw": "File \"/usr/lib/python3.11/json/decoder.py\", line 3",
+                                            "command": "python3 /home/alice/work/shop/app.py"})
+        .to_string();
+        let sent = json(&resolution, Some("~/work/shop"));
+        let value: serde_json::Value = serde_json::from_str(&sent).expect("still JSON");
+        assert_eq!(value["errorRaw"], "File \"…/decoder.py\", line 3");
+        assert_eq!(value["command"], "python3 app.py");
+    }
 
     #[test]
     fn no_absolute_path_or_user_name_is_sent() {

@@ -34,6 +34,23 @@ pub fn normalize_remote(remote: &str) -> Option<String> {
     Some(format!("{}/{}", host.to_ascii_lowercase(), path))
 }
 
+/// A folder as written in the config or stored (`~/x`, `/home/me/x/`),
+/// absolute, without a trailing `/`.
+fn absolute(folder: &str) -> String {
+    let trimmed = folder.trim_end_matches('/');
+    let expanded = match trimmed.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => errkb::config::home()
+            .map(|home| format!("{}{rest}", home.display().to_string().trim_end_matches('/'))),
+        _ => None,
+    };
+    let out = expanded.unwrap_or_else(|| trimmed.to_owned());
+    if out.is_empty() {
+        "/".to_owned()
+    } else {
+        out
+    }
+}
+
 /// The folder a stored project name means on this machine (`~` expanded).
 pub fn folder(project: &str) -> Option<PathBuf> {
     if let Some(rest) = project.strip_prefix("~/") {
@@ -91,21 +108,20 @@ enum Named {
 impl Named {
     fn parse(item: &str) -> Named {
         let item = item.trim();
-        if item.starts_with('/') || item.starts_with('~') || item.starts_with('.') {
-            let folder = errkb::text::redact::redact_private(item.trim_end_matches('/')).into_owned();
-            return Named::Folder(if folder.is_empty() { "/".to_owned() } else { folder });
+        if item.starts_with('/') || item.starts_with('~') {
+            return Named::Folder(absolute(item));
         }
         Named::Remote(normalize_remote(item).unwrap_or_else(|| item.trim_end_matches('/').to_owned()))
     }
 
     /// Whether this names `remote`, or `folder` (a stored project folder)
-    /// or a folder above it.
+    /// or a folder above it. Folders are compared with `~` expanded on
+    /// both sides, whatever the home folder's layout.
     fn names(&self, remote: &str, folder: Option<&str>) -> bool {
         match self {
             Named::Remote(r) => r == remote,
-            Named::Folder(f) => folder.is_some_and(|folder| {
-                let folder = folder.trim_end_matches('/');
-                folder == f || f == "/" || folder.strip_prefix(f.as_str()).is_some_and(|rest| rest.starts_with('/'))
+            Named::Folder(f) => folder.map(absolute).is_some_and(|folder| {
+                folder == *f || f == "/" || folder.strip_prefix(f.as_str()).is_some_and(|rest| rest.starts_with('/'))
             }),
         }
     }

@@ -75,9 +75,15 @@ const FIELD_LIMITS: [(&str, usize); 7] = [
     ("signature", 2_000),
     ("headline", 2_000),
 ];
-/// Per sync: a hub with more than this much new fix text is received over
-/// several syncs (each stops at a transaction's end and says more waits).
-const MAX_SYNC_BYTES: usize = 256 * 1024 * 1024;
+/// Per round of receiving: at most this many rows, or this much fix text,
+/// in one snapshot; a sync goes on in further rounds for RECEIVE_TIME at
+/// most, then says more waits (the next sync goes on from there).
+const ROUND_ROWS: usize = 20_000;
+const MAX_SYNC_BYTES: usize = 64 * 1024 * 1024;
+const RECEIVE_TIME: Duration = Duration::from_secs(30);
+/// A teammate's fixes kept on this laptop, at most: one member cannot fill
+/// everyone's disk.
+const MAX_FIXES_PER_MEMBER: i64 = 10_000;
 /// Refused rows kept for status and doctor.
 const REFUSED_KEPT: i64 = 1_000;
 /// Local write transactions while receiving last about this long, with a
@@ -182,7 +188,21 @@ fn new_replica_id() -> Result<String> {
 /// The hub's schema version, and a clear error when this errkb cannot
 /// speak it.
 pub fn check_hub_schema(hub: &mut Hub) -> Result<i64> {
+    let user = hub.info.user.clone();
     let version: Option<String> = hub.with(async |c| {
+        // a hub whose text is not UTF-8 can hold rows that fail every query
+        let encoding: String = c
+            .query_one("SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE datname = current_database()", &[])
+            .await
+            .described()?
+            .get(0);
+        if encoding != "UTF8" {
+            return Err(anyhow::anyhow!(
+                "the hub's database has encoding {encoding}; errkb needs UTF8 (its owner makes one with \
+                 CREATE DATABASE … ENCODING 'UTF8' TEMPLATE template0 and runs errkb hub init on it): \
+                 nothing was sent or received"
+            ));
+        }
         let exists = c
             .query_one("SELECT to_regclass('errkb.meta') IS NOT NULL", &[])
             .await
@@ -196,7 +216,8 @@ pub fn check_hub_schema(hub: &mut Hub) -> Result<i64> {
             .await
             .described()?;
         Ok(row.and_then(|r| r.try_get(0).ok()))
-    })?;
+    })
+    .map_err(|e| no_access(e, &user))?;
     let Some(version) = version else {
         bail!(
             "{} has no errkb hub yet: run errkb hub init {} (as the database's owner)",
@@ -336,7 +357,7 @@ fn outbox(conn: &Connection, selection: &Selection) -> Result<(Vec<Outgoing>, us
                 error_key: outgoing(row.get(4)?),
                 signature: outgoing(row.get(5)?),
                 headline: outgoing(row.get(6)?),
-                resolution: outgoing(row.get(7)?),
+                resolution: super::outgoing::json(&row.get::<_, String>(7)?, folder.as_deref()),
                 fix_key: row.get(8)?,
             });
         } else {
@@ -347,26 +368,32 @@ fn outbox(conn: &Connection, selection: &Selection) -> Result<(Vec<Outgoing>, us
     Ok((items, not_shared))
 }
 
+/// A refusal from the server means this login is not (or no longer) a
+/// member; say so instead of quoting PostgreSQL.
+fn no_access(e: anyhow::Error, user: &str) -> anyhow::Error {
+    if format!("{e:#}").contains("permission denied") {
+        anyhow::anyhow!(
+            "{user} cannot use the hub: the hub's owner removed {user} from the team, or the login is not \
+             in errkb_member (nothing was sent or received; errkb hub leave stops syncing, what was \
+             received stays)"
+        )
+    } else {
+        e
+    }
+}
+
 /// Who this laptop is on the hub: its login, as the server knows it. A
-/// login the owner removed is told so. A laptop that synced with a hub of
-/// schema 1 claims the rows it sent then (the first time; later calls
-/// change nothing).
-fn introduce(hub: &mut Hub, state: &State) -> Result<String> {
-    let replica = state.replica.clone();
-    let (member, may_write) = hub.with(async |c| {
-        let row = c
-            .query_one("SELECT session_user::text, errkb.may_write()", &[])
-            .await
-            .described()?;
-        let member: String = row.get(0);
-        let may_write: bool = row.get(1);
-        if may_write {
-            c.query_one("SELECT errkb.claim_replica($1)", &[&replica])
+/// login the owner removed, or that has no access, is told so.
+fn introduce(hub: &mut Hub) -> Result<String> {
+    let (member, may_write) = hub
+        .with(async |c| {
+            let row = c
+                .query_one("SELECT session_user::text, errkb.may_write()", &[])
                 .await
                 .described()?;
-        }
-        Ok((member, may_write))
-    })?;
+            Ok((row.get::<_, String>(0), row.get::<_, bool>(1)))
+        })
+        .map_err(|e| no_access(e, &hub.info.user))?;
     if !may_write {
         bail!(
             "the hub's owner removed {member} from the team: nothing was sent or received \
@@ -380,7 +407,7 @@ fn introduce(hub: &mut Hub, state: &State) -> Result<String> {
 /// the sync lock.
 pub fn sync(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection) -> Result<Report> {
     let mut report = Report {
-        member: introduce(hub, state)?,
+        member: introduce(hub)?,
         ..Report::default()
     };
     send(conn, hub, state, selection, &mut report)?;
@@ -456,21 +483,10 @@ fn send(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, 
                     }
                 }
             }
-            tx.execute(
-                "INSERT INTO errkb.counts (uid, replica, learned, sessions, advised, helped, failed) \
-                 SELECT u.uid, $7, u.learned, u.sessions, u.advised, u.helped, u.failed \
-                 FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) \
-                      AS u(uid, learned, sessions, advised, helped, failed) \
-                 WHERE EXISTS (SELECT 1 FROM errkb.fixes AS f WHERE f.uid = u.uid) \
-                 ON CONFLICT (uid, member, replica) DO UPDATE SET \
-                   learned = greatest(errkb.counts.learned, excluded.learned), \
-                   sessions = greatest(errkb.counts.sessions, excluded.sessions), \
-                   advised = greatest(errkb.counts.advised, excluded.advised), \
-                   helped = greatest(errkb.counts.helped, excluded.helped), \
-                   failed = greatest(errkb.counts.failed, excluded.failed) \
-                 WHERE excluded.learned > errkb.counts.learned OR excluded.sessions > errkb.counts.sessions \
-                    OR excluded.advised > errkb.counts.advised OR excluded.helped > errkb.counts.helped \
-                    OR excluded.failed > errkb.counts.failed",
+            // (through errkb.send_counts: a member has no UPDATE of its own)
+            tx.query_one(
+                "SELECT errkb.send_counts($1::text[], $7, $2::bigint[], $3::bigint[], $4::bigint[], \
+                                          $5::bigint[], $6::bigint[])",
                 &[
                     &uids,
                     &columns[0],
@@ -489,25 +505,9 @@ fn send(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, 
             // refuses it from this member from now on, and every laptop
             // drops what this member sent of it. (A fix retracted for
             // everyone is the owner's: errkb hub retract.)
-            tx.execute(
-                "INSERT INTO errkb.retractions (uid, member) SELECT u, session_user FROM unnest($1::text[]) AS u \
-                 ON CONFLICT DO NOTHING",
-                &[&retractions],
-            )
-            .await
-            .described()?;
-            tx.execute(
-                "DELETE FROM errkb.counts WHERE uid = ANY($1) AND member = session_user",
-                &[&retractions],
-            )
-            .await
-            .described()?;
-            tx.execute(
-                "DELETE FROM errkb.fixes WHERE uid = ANY($1) AND member = session_user",
-                &[&retractions],
-            )
-            .await
-            .described()?;
+            tx.query_one("SELECT errkb.withdraw($1::text[])", &[&retractions])
+                .await
+                .described()?;
         }
         tx.commit().await.described()
     })?;
@@ -539,46 +539,115 @@ fn send(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, 
     Ok(())
 }
 
-/// Everything written at or above the cursor, in the order it was written
-/// (a transaction's claims, fixes, counts, retractions, removals), with a
-/// fix's text only when it is within the limits (larger rows come as
-/// `oversized`, without it). $1: the cursor, $2: this replica (its own
-/// rows are not received back), $3, $4: the limits on the resolution and
-/// on the whole row.
+/// Everything written after the cursor, in the order it was written (a
+/// transaction's claims, fixes, counts, retractions, removals; within
+/// them by uid and member), each text only when it is within the limits
+/// (a row past them comes as `oversized`, its texts left on the hub: what
+/// is held in memory is bounded whatever the hub holds). $1: the cursor's
+/// transaction; $5, $6, $7: where in that transaction the last round
+/// stopped (rank, uid, member; rank -1: before its first row). $2: this
+/// replica (its own rows are not received back); $3, $4: the limits on a
+/// fix's resolution and on a whole row.
 const RECEIVE_SQL: &str = "\
-SELECT kind, xid::text, uid, member, replica, project, error_key, signature, headline, resolution, sent_at,
-       learned, sessions, advised, helped, failed
+SELECT kind, xid::text, rank, k1, k2, uid, member, replica, project, error_key, signature, headline, resolution,
+       sent_at, learned, sessions, advised, helped, failed
 FROM (
-  SELECT 0 AS rank, 'claim' AS kind, xid, NULL::text AS uid, member, replica, NULL::text AS project,
+  SELECT 0 AS rank, CASE WHEN fits THEN 'claim' ELSE 'oversized' END AS kind, xid, k1, k2,
+         CASE WHEN fits THEN NULL END AS uid, CASE WHEN fits THEN member END AS member,
+         CASE WHEN fits THEN replica END AS replica, NULL::text AS project,
          NULL::text AS error_key, NULL::text AS signature, NULL::text AS headline, NULL::text AS resolution,
          NULL::text AS sent_at, NULL::bigint AS learned, NULL::bigint AS sessions, NULL::bigint AS advised,
          NULL::bigint AS helped, NULL::bigint AS failed
-  FROM errkb.replica_claims WHERE xid >= $1::text::xid8
+  FROM (SELECT *, left(replica, 64) AS k1, left(member, 256) AS k2,
+               octet_length(replica) <= 64 AND octet_length(member) <= 256 AS fits
+        FROM errkb.replica_claims WHERE xid >= $1::text::xid8) AS c
   UNION ALL
-  SELECT 1, CASE WHEN octet_length(resolution::text) <= $3
-                  AND octet_length(resolution::text) + octet_length(headline) + octet_length(signature)
-                      + octet_length(error_key) + octet_length(project) + octet_length(fix_key) <= $4
-                 THEN 'fix' ELSE 'oversized' END,
-         xid, uid, member, replica, project, error_key, signature, headline,
-         CASE WHEN octet_length(resolution::text) <= $3
-                  AND octet_length(resolution::text) + octet_length(headline) + octet_length(signature)
-                      + octet_length(error_key) + octet_length(project) + octet_length(fix_key) <= $4
-              THEN resolution::text END,
-         CASE WHEN isfinite(sent_at) THEN to_char(sent_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') END,
+  SELECT 1, CASE WHEN fits THEN 'fix' ELSE 'oversized' END, xid, k1, k2,
+         CASE WHEN fits THEN uid END, CASE WHEN fits THEN member END, CASE WHEN fits THEN replica END,
+         CASE WHEN fits THEN project END, CASE WHEN fits THEN error_key END, CASE WHEN fits THEN signature END,
+         CASE WHEN fits THEN headline END, CASE WHEN fits THEN resolution::text END,
+         CASE WHEN fits AND isfinite(sent_at)
+              THEN to_char(sent_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') END,
          NULL, NULL, NULL, NULL, NULL
-  FROM errkb.fixes WHERE xid >= $1::text::xid8 AND replica <> $2
+  FROM (SELECT *, left(uid, 64) AS k1, left(member, 256) AS k2,
+               octet_length(uid) <= 64 AND octet_length(member) <= 256 AND octet_length(replica) <= 64
+               AND octet_length(project) <= 400 AND octet_length(error_key) <= 1000
+               AND octet_length(signature) <= 2000 AND octet_length(headline) <= 2000
+               AND octet_length(fix_key) <= 4000 AND octet_length(resolution::text) <= $3
+               AND octet_length(resolution::text) + octet_length(headline) + octet_length(signature)
+                   + octet_length(error_key) + octet_length(project) + octet_length(fix_key) <= $4 AS fits
+        FROM errkb.fixes WHERE xid >= $1::text::xid8 AND replica IS DISTINCT FROM $2) AS f
   UNION ALL
-  SELECT 2, 'counts', xid, uid, member, replica, NULL, NULL, NULL, NULL, NULL, NULL,
-         learned, sessions, advised, helped, failed
-  FROM errkb.counts WHERE xid >= $1::text::xid8 AND replica <> $2
+  SELECT 2, CASE WHEN fits THEN 'counts' ELSE 'oversized' END, xid, k1, k2,
+         CASE WHEN fits THEN uid END, CASE WHEN fits THEN member END, CASE WHEN fits THEN replica END,
+         NULL, NULL, NULL, NULL, NULL, NULL, learned, sessions, advised, helped, failed
+  FROM (SELECT *, left(uid, 64) AS k1, left(member, 256) || '/' || left(replica, 64) AS k2,
+               octet_length(uid) <= 64 AND octet_length(member) <= 256 AND octet_length(replica) <= 64 AS fits
+        FROM errkb.counts WHERE xid >= $1::text::xid8 AND replica IS DISTINCT FROM $2) AS n
   UNION ALL
-  SELECT 3, 'retraction', xid, uid, member, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-  FROM errkb.retractions WHERE xid >= $1::text::xid8
+  SELECT 3, CASE WHEN fits THEN 'retraction' ELSE 'oversized' END, xid, k1, k2,
+         CASE WHEN fits THEN uid END, CASE WHEN fits THEN member END,
+         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+  FROM (SELECT *, left(uid, 64) AS k1, left(member, 256) AS k2,
+               octet_length(uid) <= 64 AND octet_length(member) <= 256 AS fits
+        FROM errkb.retractions WHERE xid >= $1::text::xid8) AS r
   UNION ALL
-  SELECT 4, 'removal', xid, NULL, member, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-  FROM errkb.removed_members WHERE xid >= $1::text::xid8
+  SELECT 4, CASE WHEN fits THEN 'removal' ELSE 'oversized' END, xid, '', k2,
+         NULL, CASE WHEN fits THEN member END,
+         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+  FROM (SELECT *, left(member, 256) AS k2, octet_length(member) <= 256 AS fits
+        FROM errkb.removed_members WHERE xid >= $1::text::xid8) AS m
 ) AS written
-ORDER BY xid, rank";
+WHERE xid > $1::text::xid8 OR (rank, k1, k2) > ($5::int, $6::text, $7::text)
+ORDER BY xid, rank, k1, k2";
+
+/// Where receiving goes on from: every row of a transaction below `xid`
+/// was received, and of the rows of `xid` those up to `after` (rank, uid,
+/// member), when a round stopped inside it. Kept as text in hub_state:
+/// `xid` or `xid rank uid member`.
+#[derive(Debug, Clone, PartialEq)]
+struct Cursor {
+    xid: u64,
+    after: (i32, String, String),
+}
+
+impl Cursor {
+    fn parse(text: &str) -> Cursor {
+        let mut parts = text.splitn(4, ' ');
+        let xid = parts.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+        let after = match (parts.next().and_then(|r| r.parse().ok()), parts.next(), parts.next()) {
+            (Some(rank), Some(k1), Some(k2)) => (rank, unhex(k1), unhex(k2)),
+            _ => (-1, String::new(), String::new()),
+        };
+        Cursor { xid, after }
+    }
+
+    fn text(&self) -> String {
+        if self.after.0 < 0 {
+            self.xid.to_string()
+        } else {
+            format!("{} {} {} {}", self.xid, self.after.0, hex(&self.after.1), hex(&self.after.2))
+        }
+    }
+}
+
+/// A text as hex digits (a cursor's keys may hold spaces), and back.
+fn hex(text: &str) -> String {
+    if text.is_empty() {
+        return "-".into();
+    }
+    text.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> String {
+    if text == "-" {
+        return String::new();
+    }
+    let bytes: Vec<u8> = (0..text.len() / 2)
+        .filter_map(|i| u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok())
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
 
 /// A row received from the hub, checked.
 enum Incoming {
@@ -591,31 +660,45 @@ enum Incoming {
     Refused { member: Option<String>, uid: Option<String>, reason: String },
 }
 
-/// A received row as what it is, or why it is refused. Never panics on
-/// what the hub holds: every column is read as what it may be.
-fn check(row: &Row) -> (String, Incoming) {
-    let xid: String = row.try_get::<_, Option<String>>(1).ok().flatten().unwrap_or_default();
+/// A received row as what it is, or why it is refused, and where it stands
+/// in the order of receiving. Never panics on what the hub holds: every
+/// column is read as what it may be.
+fn check(row: &Row) -> (Cursor, Incoming) {
+    let place = Cursor {
+        xid: row
+            .try_get::<_, Option<String>>(1)
+            .ok()
+            .flatten()
+            .and_then(|x| x.parse().ok())
+            .unwrap_or(0),
+        after: (
+            row.try_get::<_, Option<i32>>(2).ok().flatten().unwrap_or(0),
+            row.try_get::<_, Option<String>>(3).ok().flatten().unwrap_or_default(),
+            row.try_get::<_, Option<String>>(4).ok().flatten().unwrap_or_default(),
+        ),
+    };
     let text = |i: usize| -> std::result::Result<Option<String>, String> {
         row.try_get::<_, Option<String>>(i)
             .map_err(|_| format!("column {} is not UTF-8 text", row.columns()[i].name()))
     };
     let kind = match text(0) {
         Ok(Some(kind)) => kind,
-        _ => return (xid, refused(None, None, "a row of an unknown kind")),
+        _ => return (place, refused(None, None, "a row of an unknown kind")),
     };
-    let member = text(3).ok().flatten();
-    let uid = text(2).ok().flatten();
+    // (for what is refused: the row's keys as ordered, cut to size)
+    let member = text(6).ok().flatten().or_else(|| text(4).ok().flatten());
+    let uid = text(5).ok().flatten().or_else(|| text(3).ok().flatten().filter(|k| !k.is_empty()));
     let item = match kind.as_str() {
         "fix" => check_fix(row).unwrap_or_else(|reason| refused(member, uid, &reason)),
-        "oversized" => refused(member, uid, "a fix larger than 64 KB"),
+        "oversized" => refused(member, uid, "a row larger than its limits"),
         "counts" => match (|| -> std::result::Result<Params, String> {
             let mut p = Params::default();
-            p.set("hub_uid", required(text(2)?, "uid", 64)?);
-            p.set("member", required(text(3)?, "member", 256)?);
-            p.set("replica", required(text(4)?, "replica", 64)?);
+            p.set("hub_uid", required(text(5)?, "uid", 64)?);
+            p.set("member", required(text(6)?, "member", 256)?);
+            p.set("replica", required(text(7)?, "replica", 64)?);
             for (i, name) in ["learned", "sessions", "advised", "helped", "failed"].iter().enumerate() {
                 let n: i64 = row
-                    .try_get::<_, Option<i64>>(11 + i)
+                    .try_get::<_, Option<i64>>(14 + i)
                     .ok()
                     .flatten()
                     .ok_or_else(|| format!("{name} is not a number"))?;
@@ -626,25 +709,25 @@ fn check(row: &Row) -> (String, Incoming) {
             Ok(p) => Incoming::Counts(p),
             Err(reason) => refused(member, uid, &reason),
         },
-        "retraction" => match (text(2), text(3)) {
+        "retraction" => match (text(5), text(6)) {
             (Ok(Some(uid)), Ok(Some(member))) if uid.len() <= 64 && member.len() <= 256 => {
                 Incoming::Retraction(uid, member)
             }
             _ => refused(member, uid, "a retraction without a uid or member"),
         },
-        "removal" => match text(3) {
+        "removal" => match text(6) {
             Ok(Some(member)) if member.len() <= 256 => Incoming::Removal(member),
             _ => refused(None, None, "a removal without a member"),
         },
-        "claim" => match (text(4), text(3)) {
+        "claim" => match (text(7), text(6)) {
             (Ok(Some(replica)), Ok(Some(member))) if replica.len() <= 64 && member.len() <= 256 => {
                 Incoming::Claim(replica, member)
             }
-            _ => refused(member, None, "a claim without a replica or member"),
+            _ => refused(member, None, "an assignment without a replica or member"),
         },
         _ => refused(member, uid, "a row of an unknown kind"),
     };
-    (xid, item)
+    (place, item)
 }
 
 fn refused(member: Option<String>, uid: Option<String>, reason: &str) -> Incoming {
@@ -670,7 +753,7 @@ fn required(value: Option<String>, name: &str, limit: usize) -> std::result::Res
 fn check_fix(row: &Row) -> std::result::Result<Incoming, String> {
     let mut p = Params::default();
     let mut total = 0;
-    for (i, (name, limit)) in (2..).zip(FIELD_LIMITS) {
+    for (i, (name, limit)) in (5..).zip(FIELD_LIMITS) {
         let value: Option<String> = row
             .try_get(i)
             .map_err(|_| format!("{name} is not UTF-8 text"))?;
@@ -683,7 +766,7 @@ fn check_fix(row: &Row) -> std::result::Result<Incoming, String> {
         return Err("a uid that is not 32 hex digits".into());
     }
     let resolution: String = row
-        .try_get::<_, Option<String>>(9)
+        .try_get::<_, Option<String>>(12)
         .map_err(|_| "the resolution is not UTF-8 text".to_string())?
         .ok_or("the resolution is missing")?;
     total += resolution.len();
@@ -692,7 +775,7 @@ fn check_fix(row: &Row) -> std::result::Result<Incoming, String> {
     }
     check_resolution(&resolution)?;
     p.set("resolution", resolution);
-    let sent_at: Option<String> = row.try_get(10).map_err(|_| "the time is not text".to_string())?;
+    let sent_at: Option<String> = row.try_get(13).map_err(|_| "the time is not text".to_string())?;
     let sent_at = sent_at.ok_or("a time that is not finite")?;
     if !looks_like_time(&sent_at) {
         return Err("a time out of range".into());
@@ -745,12 +828,42 @@ fn looks_like_time(ts: &str) -> bool {
         && ts[..4].parse::<u32>().is_ok_and(|y| (1970..=9999).contains(&y))
 }
 
+/// Receive in rounds: each reads at most ROUND_ROWS rows in one snapshot
+/// and moves the cursor past what it applied, so that a hub with more than
+/// one round can hold (a member's flood of small rows) is received over
+/// several rounds, within the time a sync has, instead of never.
 fn receive(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, report: &mut Report) -> Result<()> {
-    let cursor = state.cursor.clone();
+    let started = Instant::now();
+    let mut cursor = Cursor::parse(&state.cursor);
+    let mut applier = Applier::new(conn, selection)?;
+    loop {
+        let (next, complete) = receive_round(hub, state, &cursor, &mut applier, report)?;
+        applier.commit()?;
+        cursor = next;
+        if complete || started.elapsed() > RECEIVE_TIME {
+            applier.finish(report)?;
+            report.more_waits = !complete;
+            State::record_success(conn, &cursor.text(), complete)?;
+            return Ok(());
+        }
+        // (what a round applied stays applied: its cursor is kept)
+        State::record_success(conn, &cursor.text(), false)?;
+    }
+}
+
+/// One round: the rows after `cursor` in one snapshot of the hub, at most
+/// ROUND_ROWS of them (or MAX_SYNC_BYTES of fix text), applied. Gives the
+/// next cursor, and whether the snapshot's rows were all received.
+fn receive_round(
+    hub: &mut Hub,
+    state: &State,
+    cursor: &Cursor,
+    applier: &mut Applier<'_>,
+    report: &mut Report,
+) -> Result<(Cursor, bool)> {
     let replica = state.replica.clone();
-    let mut applier = Applier::new(conn, selection);
     let limits = (MAX_RESOLUTION_BYTES as i32, MAX_ROW_BYTES as i32);
-    let (next_cursor, complete) = hub.with(async |c| {
+    hub.with(async |c| {
         let tx = c
             .build_transaction()
             .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
@@ -758,62 +871,61 @@ fn receive(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selectio
             .start()
             .await
             .described()?;
-        // The snapshot: every row it shows is applied; the next cursor is
-        // the oldest transaction it saw running (whose rows, and any
-        // later ones', a later sync receives).
-        let horizon: String = tx
+        // The snapshot: every row it shows after the cursor is applied; the
+        // transactions it saw running (ours or another database's: it
+        // cannot tell) have rows a later round reads, so the cursor never
+        // passes the oldest of them.
+        let horizon: u64 = tx
             .query_one(
-                "SELECT coalesce((SELECT min(x)::text FROM pg_snapshot_xip(pg_current_snapshot()) AS x), \
+                "SELECT coalesce((SELECT x::text FROM pg_snapshot_xip(pg_current_snapshot()) AS x ORDER BY x LIMIT 1), \
                                  pg_snapshot_xmax(pg_current_snapshot())::text)",
                 &[],
             )
             .await
             .described()?
-            .get(0);
+            .get::<_, String>(0)
+            .parse()
+            .context("the hub gave a transaction id that is not a number")?;
         let statement = tx.prepare(RECEIVE_SQL).await.described()?;
+        let from = cursor.xid.to_string();
         let portal = tx
-            .bind(&statement, &[&cursor, &replica, &limits.0, &limits.1])
+            .bind(
+                &statement,
+                &[&from, &replica, &limits.0, &limits.1, &cursor.after.0, &cursor.after.1, &cursor.after.2],
+            )
             .await
             .described()?;
-        let mut stopped_at: Option<String> = None;
-        let mut received_bytes = 0usize;
+        let mut rows_read = 0usize;
+        let mut bytes_read = 0usize;
+        let mut stopped: Option<Cursor> = None;
         'fetch: loop {
             let rows = tx.query_portal(&portal, FETCH_BATCH).await.described()?;
             let last = rows.len() < FETCH_BATCH as usize;
             for row in &rows {
-                let (xid, item) = check(row);
-                if received_bytes > MAX_SYNC_BYTES && applier.last_xid.as_deref() != Some(xid.as_str()) {
-                    // the limit is past: stop where this transaction's rows start
-                    stopped_at = Some(xid);
+                let (place, item) = check(row);
+                if let Incoming::Fix(p) = &item {
+                    bytes_read += p.get("resolution").map_or(0, str::len);
+                }
+                applier.apply(item, report)?;
+                rows_read += 1;
+                if rows_read >= ROUND_ROWS || bytes_read >= MAX_SYNC_BYTES {
+                    stopped = Some(place);
                     break 'fetch;
                 }
-                if let Incoming::Fix(p) = &item {
-                    received_bytes += p.get("resolution").map_or(0, str::len);
-                }
-                applier.apply(xid, item, report)?;
             }
             if last {
                 break;
             }
         }
         tx.commit().await.described()?;
-        Ok(match stopped_at {
-            Some(xid) => (min_xid(&xid, &horizon), false),
-            None => (horizon, true),
+        Ok(match stopped {
+            // inside what is final: go on right after it
+            Some(place) if place.xid < horizon => (place, false),
+            // past a transaction that may still commit rows below: from it
+            Some(_) => (Cursor { xid: horizon, after: (-1, String::new(), String::new()) }, false),
+            None => (Cursor { xid: horizon.max(cursor.xid), after: (-1, String::new(), String::new()) }, true),
         })
-    })?;
-    applier.finish(report)?;
-    report.more_waits = !complete;
-    State::record_success(conn, &next_cursor, complete)?;
-    Ok(())
-}
-
-/// The smaller of two transaction ids (as text).
-fn min_xid(a: &str, b: &str) -> String {
-    match (a.parse::<u64>(), b.parse::<u64>()) {
-        (Ok(x), Ok(y)) => x.min(y).to_string(),
-        _ => a.to_owned(),
-    }
+    })
 }
 
 /// Stores what is received, in short write transactions.
@@ -827,14 +939,21 @@ struct Applier<'c> {
     claim: script::Repeated,
     batch: Option<Instant>,
     fixes_before: i64,
-    last_xid: Option<String>,
+    /// Anything of the team's applied: its standing is made again.
+    changed: bool,
     /// Hub uids retracted for everyone in this sync, done once each.
     retracted: HashSet<String>,
+    /// How many fixes each member has here (MAX_FIXES_PER_MEMBER).
+    per_member: std::collections::HashMap<String, i64>,
 }
 
 impl<'c> Applier<'c> {
-    fn new(conn: &'c Connection, selection: &'c Selection) -> Self {
-        Applier {
+    fn new(conn: &'c Connection, selection: &'c Selection) -> Result<Self> {
+        let per_member = conn
+            .prepare("SELECT member, count(*) FROM team_fixes GROUP BY member")?
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(Applier {
             conn,
             selection,
             fix: script::Repeated::new(RECEIVE_FIX_SQL, "hub"),
@@ -843,34 +962,50 @@ impl<'c> Applier<'c> {
             removal: script::Repeated::new(RECEIVE_REMOVAL_SQL, "hub"),
             claim: script::Repeated::new(RECEIVE_CLAIM_SQL, "hub"),
             batch: None,
-            fixes_before: -1,
-            last_xid: None,
+            fixes_before: team_fix_count(conn)?,
+            changed: false,
             retracted: HashSet::new(),
-        }
+            per_member,
+        })
     }
 
-    fn apply(&mut self, xid: String, item: Incoming, report: &mut Report) -> Result<()> {
-        let conn = self.conn;
-        if self.fixes_before < 0 {
-            self.fixes_before = team_fix_count(conn)?;
+    /// The batch under way committed (the end of a round).
+    fn commit(&mut self) -> Result<()> {
+        if self.batch.take().is_some() {
+            self.conn.execute_batch("COMMIT")?;
         }
+        Ok(())
+    }
+
+    fn apply(&mut self, item: Incoming, report: &mut Report) -> Result<()> {
+        let conn = self.conn;
         if self.batch.is_none() {
             conn.execute_batch("BEGIN IMMEDIATE")?;
             self.batch = Some(Instant::now());
         }
         match item {
             Incoming::Fix(p) => {
-                if self.selection.shares(p.get("project").unwrap_or_default(), None) {
-                    self.fix.run(conn, &p)?;
-                } else {
+                let member = p.get("member").unwrap_or_default().to_owned();
+                let held = self.per_member.entry(member.clone()).or_insert(0);
+                if !self.selection.shares(p.get("project").unwrap_or_default(), None) {
                     report.not_shared += 1;
+                } else if *held >= MAX_FIXES_PER_MEMBER {
+                    let reason = format!("more than {MAX_FIXES_PER_MEMBER} fixes from one member");
+                    record_refused(conn, Some(&member), p.get("hub_uid"), &reason)?;
+                    report.refused += 1;
+                } else {
+                    *held += 1;
+                    self.fix.run(conn, &p)?;
+                    self.changed = true;
                 }
             }
             Incoming::Counts(p) => {
                 self.counts.run(conn, &p)?;
+                self.changed = true;
                 report.received_counts += 1;
             }
             Incoming::Retraction(uid, member) if member.is_empty() => {
+                self.changed = true;
                 if self.retracted.insert(uid.clone()) {
                     retract_everywhere(conn, &uid)?;
                     report.received_retractions += 1;
@@ -881,12 +1016,14 @@ impl<'c> Applier<'c> {
                 p.set("hub_uid", uid);
                 p.set("member", member);
                 self.withdrawal.run(conn, &p)?;
+                self.changed = true;
                 report.received_retractions += 1;
             }
             Incoming::Removal(member) => {
                 let mut p = Params::default();
                 p.set("member", member);
                 self.removal.run(conn, &p)?;
+                self.changed = true;
                 report.removed_members += 1;
             }
             Incoming::Claim(replica, member) => {
@@ -894,16 +1031,13 @@ impl<'c> Applier<'c> {
                 p.set("replica", replica);
                 p.set("member", member);
                 self.claim.run(conn, &p)?;
+                self.changed = true;
             }
             Incoming::Refused { member, uid, reason } => {
-                conn.execute(
-                    "INSERT INTO hub_refused (ts, member, hub_uid, reason) VALUES (utc_now(), ?1, ?2, ?3)",
-                    rusqlite::params![member.map(|m| truncate(&m, 256)), uid.map(|u| truncate(&u, 64)), reason],
-                )?;
+                record_refused(conn, member.as_deref(), uid.as_deref(), &reason)?;
                 report.refused += 1;
             }
         }
-        self.last_xid = Some(xid);
         if self.batch.is_some_and(|t| t.elapsed() >= APPLY_BATCH) {
             conn.execute_batch("COMMIT")?;
             self.batch = None;
@@ -917,31 +1051,41 @@ impl<'c> Applier<'c> {
     /// refused trimmed to the newest rows.
     fn finish(mut self, report: &mut Report) -> Result<()> {
         let conn = self.conn;
-        if self.batch.take().is_some() {
-            conn.execute_batch("COMMIT")?;
-        }
+        self.commit()?;
         let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
-        let orphans: Vec<String> = tx
-            .prepare(UNSUPPORTED_SQL)?
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        let mut drop = script::Repeated::new(DROP_FIX_SQL, "hub");
-        for uid in orphans {
-            let mut p = Params::default();
-            p.set("uid", uid);
-            drop.run(&tx, &p)?;
+        if self.changed {
+            let orphans: Vec<String> = tx
+                .prepare(UNSUPPORTED_SQL)?
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            let mut drop = script::Repeated::new(DROP_FIX_SQL, "hub");
+            for uid in orphans {
+                let mut p = Params::default();
+                p.set("uid", uid);
+                drop.run(&tx, &p)?;
+            }
+            tx.execute_batch(STANDING_SQL)?;
         }
-        tx.execute_batch(STANDING_SQL)?;
         tx.execute(
             "DELETE FROM hub_refused WHERE id <= (SELECT max(id) FROM hub_refused) - ?1",
             [REFUSED_KEPT],
         )?;
         tx.commit()?;
-        if self.fixes_before >= 0 {
-            report.received_fixes = (team_fix_count(conn)? - self.fixes_before).max(0) as usize;
-        }
+        report.received_fixes = (team_fix_count(conn)? - self.fixes_before).max(0) as usize;
         Ok(())
     }
+}
+
+/// A received row that was not stored, kept for status and doctor (its
+/// texts made inert and cut: a hostile row's escapes never reach a
+/// terminal).
+fn record_refused(conn: &Connection, member: Option<&str>, uid: Option<&str>, reason: &str) -> Result<()> {
+    let clean = |text: &str, bytes: usize| truncate(&errkb::text::redact::redact_private(text), bytes);
+    conn.execute(
+        "INSERT INTO hub_refused (ts, member, hub_uid, reason) VALUES (utc_now(), ?1, ?2, ?3)",
+        rusqlite::params![member.map(|m| clean(m, 256)), uid.map(|u| clean(u, 64)), clean(reason, 300)],
+    )?;
+    Ok(())
 }
 
 fn team_fix_count(conn: &Connection) -> Result<i64> {
@@ -980,9 +1124,10 @@ fn retract_everywhere(conn: &Connection, hub_uid: &str) -> Result<()> {
     Ok(())
 }
 
-/// A fix here, by its id (errkb search --json shows it) or its uid: its uid,
-/// and the uids its senders gave it on the hub.
-pub fn fix_uids(conn: &Connection, fix: &str) -> Result<(String, Vec<String>)> {
+/// A fix here, by its id (errkb search --json shows it) or its uid: its
+/// uid (a hash of its content), and the copies its senders gave the hub
+/// (uid and member each).
+pub fn fix_copies(conn: &Connection, fix: &str) -> Result<(String, Vec<(String, String)>)> {
     let uid: Option<String> = conn
         .query_row(
             "SELECT uid FROM fixes WHERE CAST(id AS TEXT) = ?1 OR uid = ?1",
@@ -993,21 +1138,21 @@ pub fn fix_uids(conn: &Connection, fix: &str) -> Result<(String, Vec<String>)> {
     let Some(uid) = uid else {
         bail!("no fix {fix} here (errkb search --json shows a fix's id)");
     };
-    let mut hub_uids: Vec<String> = conn
-        .prepare("SELECT DISTINCT t.hub_uid FROM team_fixes AS t JOIN fixes AS f ON f.id = t.fix_id WHERE f.uid = ?1")?
-        .query_map([&uid], |r| r.get(0))?
+    let copies: Vec<(String, String)> = conn
+        .prepare(
+            "SELECT DISTINCT t.hub_uid, t.member FROM team_fixes AS t JOIN fixes AS f ON f.id = t.fix_id \
+             WHERE f.uid = ?1",
+        )?
+        .query_map([&uid], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    if !hub_uids.contains(&uid) {
-        hub_uids.push(uid.clone());
-    }
-    Ok((uid, hub_uids))
+    Ok((uid, copies))
 }
 
 /// `errkb forget FIX`: the fix retracted here now (never learned, received
 /// or advised again), and this member's copy withdrawn from the hub at the
 /// next sync. Returns its uid.
 pub fn forget(conn: &Connection, fix: &str) -> Result<String> {
-    let (uid, _) = fix_uids(conn, fix)?;
+    let (uid, _) = fix_copies(conn, fix)?;
     let mut p = Params::default();
     p.set("uid", uid.clone());
     p.set("sent", "0");
@@ -1049,8 +1194,15 @@ mod tests {
     }
 
     #[test]
-    fn the_smaller_transaction_id() {
-        assert_eq!(min_xid("900", "1000"), "900");
-        assert_eq!(min_xid("1000", "900"), "900");
+    fn a_cursor_is_kept_as_text() {
+        for cursor in [
+            Cursor { xid: 900, after: (-1, String::new(), String::new()) },
+            Cursor { xid: 900, after: (1, "a".repeat(32), "alice smith".into()) },
+            Cursor { xid: 7, after: (4, String::new(), "x/y".into()) },
+        ] {
+            assert_eq!(Cursor::parse(&cursor.text()), cursor);
+        }
+        assert_eq!(Cursor::parse("0").xid, 0);
+        assert_eq!(Cursor::parse("garbage").xid, 0);
     }
 }

@@ -39,6 +39,7 @@ pub fn run(db_path: &std::path::Path, error: &str, json: bool, out: &mut impl Wr
         "error_raw",
         "headline",
         "fix_id",
+        "origin",
         "other_fixes",
         "resolution",
         "fix",
@@ -78,8 +79,20 @@ pub fn run(db_path: &std::path::Path, error: &str, json: bool, out: &mut impl Wr
         "" | "-" => field("error_normalized"),
         headline => headline.to_owned(),
     };
-    writeln!(out, "match ({}): {error}", field("stage"))?;
-    writeln!(out, "  fix: {}", field("fix"))?;
+    if field("origin") == "team" {
+        // a teammate's record, from the hub: quoted, never in errkb's voice
+        writeln!(
+            out,
+            "match ({}): a teammate's record from the team's hub, quoted as sent (check it before running \
+             anything it names):",
+            field("stage")
+        )?;
+        writeln!(out, "  > error: {}", one_line(&error))?;
+        writeln!(out, "  > fix: {}", one_line(&field("fix")))?;
+    } else {
+        writeln!(out, "match ({}): {error}", field("stage"))?;
+        writeln!(out, "  fix: {}", field("fix"))?;
+    }
     let others = hit["other_fixes"].as_i64().unwrap_or(0);
     if others > 0 {
         writeln!(
@@ -88,12 +101,21 @@ pub fn run(db_path: &std::path::Path, error: &str, json: bool, out: &mut impl Wr
             if others == 1 { "" } else { "es" }
         )?;
     }
+    let uses = hit["use_count"].as_i64().unwrap_or(0);
     writeln!(
         out,
-        "  used {} times; recorded {}; last used {}",
-        field("use_count"),
+        "  used {}; recorded {}; last used {}",
+        match uses {
+            1 => "once".to_owned(),
+            n => format!("{n} times"),
+        },
         field("ts"),
         field("last_used")
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A text on one line (its line breaks as ⏎).
+fn one_line(text: &str) -> String {
+    text.replace("\r\n", "\n").replace('\n', " ⏎ ")
 }
