@@ -234,12 +234,26 @@ fn files(extension: &Path) -> Result<Vec<(FileSource, PathBuf)>> {
             root.join("lib").join(paths::extension_file_name()),
         ),
     ];
-    if let Some(dir) = extension.parent() {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if errkb::embedding::model_files::is_onnxruntime_library(&name) {
-                out.push((FileSource::Path(entry.path()), root.join("lib").join(name)));
-            }
+    let mut onnxruntime: Vec<PathBuf> = extension
+        .parent()
+        .and_then(|dir| std::fs::read_dir(dir).ok())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .collect();
+    // and the library this program loads, wherever it found it: beside it,
+    // or (pip install errkb) in the onnxruntime wheel of its Python environment
+    onnxruntime.extend(errkb::embedding::model_files::resolve_onnxruntime().ok());
+    for lib in onnxruntime {
+        let name = lib
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let dest = root.join("lib").join(&name);
+        let known = out.iter().any(|(_, d)| *d == dest);
+        if errkb::embedding::model_files::is_onnxruntime_library(&name) && !known {
+            out.push((FileSource::Path(lib), dest));
         }
     }
     for hook in hooks::HOOKS {
