@@ -12,7 +12,11 @@ VENV    := .venv
 PY      := $(VENV)/bin/python
 
 MODEL   := $(DIST)/model/model.onnx
-ORT_LIB := $(DIST)/$(if $(filter dylib,$(SOEXT)),libonnxruntime.1.32.0.dylib,libonnxruntime.so.1.32.0)
+# ONNX Runtime's version: requirements-dev.txt's pin, whose wheel carries the
+# library (the release workflow pins 1.23.2 on macOS x86-64, the last
+# version with a wheel for it).
+ORT_VERSION := $(shell sed -n 's/^onnxruntime==//p' requirements-dev.txt)
+ORT_LIB := $(DIST)/$(if $(filter dylib,$(SOEXT)),libonnxruntime.$(ORT_VERSION).dylib,libonnxruntime.so.$(ORT_VERSION))
 
 .PHONY: all loadable deps venv model plugin dist packages package-deps demo install test test-fast claude-code codex codex-facts loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
 
@@ -20,6 +24,8 @@ all: loadable
 
 # The tools the build and tests need besides Rust (sqlite3, node, npm,
 # python3, GNU time, faketime), installed once: the stamp file remembers.
+# `make DEPS_STAMP=` skips this, where the image brings what the build
+# needs (the release workflow's manylinux container).
 DEPS_STAMP := .cache/deps.stamp
 $(DEPS_STAMP): scripts/install-deps.sh
 	@bash scripts/install-deps.sh
@@ -128,7 +134,7 @@ dist: loadable model
 # (dist/packages/): PyPI's errkb (a wheel whose `errkb` command is the
 # runner; ONNX Runtime from the onnxruntime wheel it depends on) and npm's
 # errkb (a launcher) with @errkb/<os>-<cpu> (the runner, ONNX Runtime, the
-# test model).
+# test model). .github/workflows/release.yml builds them on each platform.
 # REPOSITORY=<its URL> names the source in npm's package.json (provenance).
 packages: PROFILE = release
 packages: loadable model
