@@ -298,9 +298,12 @@ def build(dist, out, repository):
     finally:
         shutil.rmtree(staging)
     for path in made:
-        print(f"{path.relative_to(out.parent) if out.parent in path.parents else path}: "
-              f"{path.stat().st_size / 1e6:.1f} MB ({unpacked_size(path) / 1e6:.1f} MB unpacked)")
+        print(f"{os.path.relpath(path)}: {human(path.stat().st_size)} ({human(unpacked_size(path))} unpacked)")
     return made
+
+
+def human(size):
+    return f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.1f} kB"
 
 
 def python_for_tests():

@@ -7,11 +7,13 @@ npx and npm install -g from their tarballs. From each: errkb install into
 a throwaway HOME, errkb doctor all ok, then the package removed and a
 failure, its fix and the same failure again through the hook commands
 install wrote, which give the fix as advice; errkb.load() in Python's
-sqlite3; errkb plugin path.
+sqlite3; errkb plugin path, and with the real Claude Code client (make
+claude-code) the plugin from it added, installed and checked by doctor.
 
-Cost, measured on a 2-core machine: about a minute, and at most about
-600 MB in the temporary folder at a time (the packages 120 MB, the
-virtual environment 220 MB, a HOME 110 MB), all removed as each part ends.
+Cost, measured on a 2-core machine: about 80 s (a third of it building
+the packages), and at most about 650 MB in the temporary folder at a time
+(the packages 145 MB; a virtual environment 240 MB; npm's cache and
+prefix 200 MB; a HOME 110 MB), each removed as its part ends.
 """
 import json
 import os
@@ -111,6 +113,32 @@ def assert_hooks_round_trip(home, cwd):
     assert not (home / ".reflexion" / "logs" / "hooks.log").exists()  # nothing went wrong
 
 
+def assert_plugin_from_the_package(env, cwd, where):
+    """errkb plugin path, in a HOME of its own: a marketplace that holds
+    what the plugin's hooks run (`where(home)` it should be); with the real
+    Claude Code client (make claude-code), added and installed, the hooks'
+    runner finds everything."""
+    home = cwd / "plugin-home"
+    home.mkdir()
+    env = {**env, "HOME": str(home)}
+    market = Path(run(["errkb", "plugin", "path"], env, cwd).stdout.strip())
+    assert market == where(home)
+    assert (market / ".claude-plugin" / "marketplace.json").is_file()
+    assert any(p.name.startswith("libonnxruntime") for p in (market / "errkb" / "bin").iterdir())
+    assert run(["errkb", "plugin", "path"], env, cwd).stderr == ""  # current: not copied again
+    if CLAUDE.exists():
+        client = {**env, "PATH": f"{CLAUDE.parent}:{env['PATH']}", "DISABLE_AUTOUPDATER": "1",
+                  "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+        assert "Validation passed" in run([CLAUDE, "plugin", "validate", market], client, cwd).stdout
+        run([CLAUDE, "plugin", "marketplace", "add", market], client, cwd)
+        run([CLAUDE, "plugin", "install", "errkb@errkb-marketplace"], client, cwd)
+        doctor = run(["errkb", "doctor"], env, cwd, check=False)
+        assert_doctor_all_ok(doctor)
+        assert "ok   hooks         from errkb's plugin errkb@errkb-marketplace" in doctor.stdout
+        assert f"ok   onnxruntime   {home / '.claude' / 'plugins' / 'cache'}" in doctor.stdout, doctor.stdout
+    shutil.rmtree(home)
+
+
 def test_the_wheel_installed_with_pip(packages, tmp_path):
     wheel = packages["wheel"]
     tag = wheel.name.split("-", 2)[2].removesuffix(".whl")
@@ -149,16 +177,8 @@ def test_the_wheel_installed_with_pip(packages, tmp_path):
             'export PATH="$HOME/.local/bin:$PATH"') in installed
     assert_doctor_all_ok(run(["errkb", "doctor"], env, tmp_path, check=False))
 
-    # the plugin from the package: a copy of its marketplace with ONNX Runtime beside the runner
-    market = Path(run(["errkb", "plugin", "path"], env, tmp_path).stdout.strip())
-    assert market == home / ".reflexion" / "marketplace"
-    assert (market / ".claude-plugin" / "marketplace.json").is_file()
-    assert any(p.name.startswith("libonnxruntime") for p in (market / "errkb" / "bin").iterdir())
-    assert run(["errkb", "plugin", "path"], env, tmp_path).stderr == ""  # current: not copied again
-    if CLAUDE.exists():
-        validated = run([CLAUDE, "plugin", "validate", market], {**env, "PATH": f"{CLAUDE.parent}:{SYSTEM_PATH}"},
-                        tmp_path)
-        assert "Validation passed" in validated.stdout
+    # the wheel's marketplace, copied with the onnxruntime wheel's library beside the runner
+    assert_plugin_from_the_package(env, tmp_path, lambda home: home / ".reflexion" / "marketplace")
 
     assert_nothing_refers_to(home, venv, ROOT)
     shutil.rmtree(venv)  # pip uninstall, or a venv gone: what install put in place works on
@@ -200,8 +220,8 @@ def test_the_npm_packages_with_npx_and_npm_install(packages, tmp_path):
     global_env = {**env, "PATH": f"{prefix / 'bin'}:{env['PATH']}"}
     assert run(["errkb", "--version"], global_env, tmp_path).stdout == f"errkb {VERSION}\n"
     platform = prefix / "lib" / "node_modules" / "@errkb" / NPM_PLATFORM
-    assert run(["errkb", "plugin", "path"], global_env, tmp_path).stdout == f"{platform}\n"
     assert os.access(platform / "errkb" / "bin" / "errkb", os.X_OK)
+    assert_plugin_from_the_package(global_env, tmp_path, lambda home: platform)  # the package's folder as it is
     assert not (prefix / "lib" / "node_modules" / "errkb" / "node_modules").exists()  # no other platform's package
     shutil.rmtree(prefix)
     shutil.rmtree(tmp_path / "npm-cache", ignore_errors=True)

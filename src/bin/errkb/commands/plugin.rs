@@ -45,6 +45,8 @@ pub fn path(out: &mut impl std::io::Write) -> Result<ExitCode> {
         let name = library.file_name().context("the library's name")?;
         std::fs::copy(&library, copy.join("errkb").join("bin").join(name))
             .with_context(|| format!("cannot copy {}", library.display()))?;
+        // copies keep the package's modes; ~/.reflexion is private
+        crate::runtime::private::fix_tree(&copy)?;
         eprintln!(
             "errkb: the marketplace of {} with {} beside the runner, copied to {}",
             market.display(),
