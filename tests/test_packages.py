@@ -236,6 +236,8 @@ def test_the_packages_have_one_version_and_the_files_they_should(packages):
         metadata = whl.read(f"errkb-{VERSION}.dist-info/METADATA").decode()
         plugin = json.loads(whl.read("errkb/marketplace/errkb/.claude-plugin/plugin.json"))
     assert f"Version: {VERSION}\n" in metadata and "Requires-Dist: onnxruntime>=1.22,<2\n" in metadata
+    from packaging.metadata import Metadata  # what PyPI checks an upload's metadata with
+    assert Metadata.from_email(metadata, validate=True).license_expression == "MIT OR Apache-2.0"
     assert plugin["version"] == VERSION
     bin_dir = "errkb/marketplace/errkb/bin/"
     assert {f"{bin_dir}errkb", f"{bin_dir}errkb-hub", f"{bin_dir}errkb.{SOEXT}", f"{bin_dir}model/model.onnx",
