@@ -12,14 +12,20 @@ VENV    := .venv
 PY      := $(VENV)/bin/python
 
 MODEL   := $(DIST)/model/model.onnx
-ORT_LIB := $(DIST)/$(if $(filter dylib,$(SOEXT)),libonnxruntime.1.32.0.dylib,libonnxruntime.so.1.32.0)
+# ONNX Runtime's version: requirements-dev.txt's pin, whose wheel carries the
+# library (the release workflow pins 1.23.2 on macOS x86-64, the last
+# version with a wheel for it).
+ORT_VERSION := $(shell sed -n 's/^onnxruntime==//p' requirements-dev.txt)
+ORT_LIB := $(DIST)/$(if $(filter dylib,$(SOEXT)),libonnxruntime.$(ORT_VERSION).dylib,libonnxruntime.so.$(ORT_VERSION))
 
-.PHONY: all loadable deps venv model plugin dist demo install test test-fast claude-code codex codex-facts loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
+.PHONY: all loadable deps venv model plugin dist packages package-deps demo install test test-fast claude-code codex codex-facts loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
 
 all: loadable
 
 # The tools the build and tests need besides Rust (sqlite3, node, npm,
 # python3, GNU time, faketime), installed once: the stamp file remembers.
+# `make DEPS_STAMP=` skips this, where the image brings what the build
+# needs (the release workflow's manylinux container).
 DEPS_STAMP := .cache/deps.stamp
 $(DEPS_STAMP): scripts/install-deps.sh
 	@bash scripts/install-deps.sh
@@ -124,6 +130,25 @@ dist: PROFILE = release
 dist: loadable model
 	$(PY) scripts/build_plugin.py archive $(DIST)
 
+# errkb's packages for this platform, for people without Rust
+# (dist/packages/): PyPI's errkb (a wheel whose `errkb` command is the
+# runner; ONNX Runtime from the onnxruntime wheel it depends on) and npm's
+# errkb (a launcher) with @errkb/<os>-<cpu> (the runner, ONNX Runtime, the
+# test model). .github/workflows/release.yml builds them on each platform.
+# REPOSITORY=<its URL> names the source in npm's package.json (provenance).
+packages: PROFILE = release
+packages: loadable model
+	$(PY) scripts/build_packages.py build $(DIST) $(if $(REPOSITORY),--repository $(REPOSITORY))
+
+# What `pip install errkb` needs besides the wheel (onnxruntime and its
+# dependencies), downloaded once for the Python tests/test_packages.py
+# installs into, so that the test installs with pip --no-index.
+PKG_WHEELS := .cache/wheels/python
+$(PKG_WHEELS): requirements-dev.txt
+	$(PYTHON) scripts/build_packages.py deps .cache/wheels
+
+package-deps: $(PKG_WHEELS)
+
 # The real Claude Code client, pinned, for the end-to-end test
 # (tests/test_claude_code.py drives it against a scripted stand-in of the
 # Messages API), with the Agent SDK's hook types and TypeScript to check
@@ -161,8 +186,9 @@ codex: $(CODEX)
 codex-facts: $(CODEX)
 	$(PYTHON) scripts/codex_capture.py
 
-# Everything, as CI runs it: the model, the plugin, the real Claude Code client.
-test: loadable model plugin claude-code test-rust test-sql
+# Everything, as CI runs it: the model, the plugin, the real Claude Code
+# client, the packages' dependency wheels.
+test: loadable model plugin claude-code package-deps test-rust test-sql
 
 # The fast tier: all but the tests that need the embedding model (and its
 # PyPI packages) or the Claude Code client (npm); under two minutes once

@@ -44,10 +44,11 @@ def copy_tree(src, dst):
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".*.tmp", "*.errkb-tmp"))
 
 
-def plugin(dist):
+def plugin(dist, market=None):
+    """The marketplace in `market` (default DIST/errkb-marketplace); returns (its path, the version)."""
     dist = dist.resolve()
     v = version(dist)
-    market = dist / MARKETPLACE
+    market = Path(market) if market else dist / MARKETPLACE
     shutil.rmtree(market, ignore_errors=True)
     root = market / NAME
     (root / ".claude-plugin").mkdir(parents=True)

@@ -1,6 +1,7 @@
 """errkb install / uninstall / doctor, and a simulated session driven by the
 exact command lines the install writes into Claude Code's settings.json."""
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -236,3 +237,42 @@ def test_doctor_checks_the_built_in_functions_and_the_shell_extension(home, tmp_
     assert f"FAIL shell ext.    cannot load the errkb extension from {broken}" in report.stdout
 
 
+
+
+# --- errkb for the user's shell: ~/.local/bin/errkb ---------------------------
+
+def test_install_links_errkb_for_the_shell_and_uninstall_removes_it(home):
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "SHELL": "/usr/bin/zsh"}
+    link, installed = home / ".local" / "bin" / "errkb", home / ".reflexion" / "bin" / "errkb"
+    dry = runner("install", "--dry-run", env=env, check=True).stdout
+    assert f"would link {link} → {installed}" in dry and not link.is_symlink()
+    out = runner("install", env=env, check=True).stdout
+    assert f"linked {link} → {installed} (errkb for your shell)" in out
+    assert (f"{link.parent} is not on your PATH; for errkb in your shell, add this line to ~/.zshrc: "
+            'export PATH="$HOME/.local/bin:$PATH"') in out
+    assert os.readlink(link) == str(installed)  # the installed copy, not this build
+    on_path = {**env, "PATH": f"{link.parent}:/usr/bin:/bin"}
+    again = runner("install", env=on_path, check=True).stdout
+    assert f"{link} links to {installed} already" in again and "not on your PATH" not in again
+    shell = subprocess.run(["sh", "-c", "errkb --version"], env=on_path, capture_output=True, text=True)
+    assert shell.stdout.startswith("errkb ")
+    assert "would remove" in runner("uninstall", "--dry-run", env=env, check=True).stdout and link.is_symlink()
+    assert f"removed {link}" in runner("uninstall", env=env, check=True).stdout
+    assert not link.is_symlink() and installed.exists()
+
+
+@pytest.mark.parametrize("what, text, said", [
+    ("a command of the user's", "#!/bin/sh\necho mine\n",
+     "is not errkb's: left as it is; for errkb in your shell, add this line to ~/.profile: "
+     'export PATH="$HOME/.reflexion/bin:$PATH"'),
+    ("pip install --user's errkb", "#!/usr/bin/python3\nimport sys\nfrom errkb.__main__ import main\n",
+     "is another errkb command (from pip or npm, say): left as it is"),
+])
+def test_install_never_replaces_a_command_that_is_not_its_link(home, what, text, said):
+    link = home / ".local" / "bin" / "errkb"
+    link.parent.mkdir(parents=True)
+    link.write_text(text)
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "SHELL": "/bin/sh"}
+    assert f"{link} {said}" in runner("install", env=env, check=True).stdout
+    runner("uninstall", env=env, check=True)
+    assert link.read_text() == text

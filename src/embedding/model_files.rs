@@ -14,7 +14,11 @@
 //!    was built with (the bundled test model) when no other is in use.
 //!
 //! ONNX Runtime: `$ERRKB_ORT_LIB`, else `libonnxruntime.so*` beside the
-//! extension file, else in `~/.reflexion/lib/`.
+//! extension file, else, when errkb is a Python package (`pip install
+//! errkb`), the library the `onnxruntime` wheel installed into the same
+//! environment (`onnxruntime/capi/` in the nearest `site-packages` or
+//! `dist-packages` folder above the extension file), else in
+//! `~/.reflexion/lib/`.
 //!
 //! `errkb doctor` asks the same questions for the runner the hooks run
 //! (`resolve_model_for`), which need not be the program asking.
@@ -135,6 +139,7 @@ pub fn resolve_onnxruntime_for(program_dir: Option<&Path>) -> Result<PathBuf, St
     }
     let dirs: Vec<PathBuf> = [
         program_dir.map(Path::to_owned),
+        program_dir.and_then(python_onnxruntime_dir),
         crate::config::data_root().map(|r| r.join("lib")),
     ]
     .into_iter()
@@ -151,6 +156,21 @@ pub fn resolve_onnxruntime_for(program_dir: Option<&Path>) -> Result<PathBuf, St
          or set ERRKB_ORT_LIB to the file",
         tried.join(" or ")
     ))
+}
+
+/// Where the `onnxruntime` wheel keeps its library when `program_dir` is
+/// inside a Python environment: errkb's wheel depends on that wheel instead
+/// of carrying a second copy. The environment is the nearest folder above
+/// named `site-packages` (or Debian's `dist-packages`); no such folder, no
+/// answer, so a build tree or `~/.reflexion/bin` never looks further up.
+pub fn python_onnxruntime_dir(program_dir: &Path) -> Option<PathBuf> {
+    program_dir
+        .ancestors()
+        .find(|d| {
+            d.file_name()
+                .is_some_and(|n| n == "site-packages" || n == "dist-packages")
+        })
+        .map(|packages| packages.join("onnxruntime").join("capi"))
 }
 
 /// What a model is wherever its files are: the name it goes by, the
@@ -308,5 +328,25 @@ pub fn extension_dir() -> Option<PathBuf> {
                 .filter(|exe| exe.file_name() == Path::new(file).file_name())?
         };
         path.parent().map(Path::to_owned)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_python_environment_has_onnxruntime_in_its_own_wheel() {
+        let bin = Path::new("/v/lib/python3.12/site-packages/errkb/marketplace/errkb/bin");
+        assert_eq!(
+            python_onnxruntime_dir(bin),
+            Some(PathBuf::from("/v/lib/python3.12/site-packages/onnxruntime/capi"))
+        );
+        let debian = Path::new("/usr/lib/python3/dist-packages/errkb/bin");
+        assert_eq!(
+            python_onnxruntime_dir(debian),
+            Some(PathBuf::from("/usr/lib/python3/dist-packages/onnxruntime/capi"))
+        );
+        assert_eq!(python_onnxruntime_dir(Path::new("/home/me/.reflexion/bin")), None);
     }
 }

@@ -72,6 +72,11 @@ pub enum Command {
     Doctor,
     /// Print the hooks as a Claude Code plugin's hooks/hooks.json
     PluginHooks,
+    /// errkb as a Claude Code plugin
+    Plugin {
+        #[command(subcommand)]
+        action: PluginAction,
+    },
     /// Recompute the knowledge base's keys with the current normalize_error
     /// (for a database whose keys the original JavaScript code made)
     Migrate,
@@ -143,4 +148,11 @@ pub enum ModelAction {
     },
     /// Write the fast-loading copy (model.onnx + model.onnx.data) of a model directory
     Prepare { dir: PathBuf },
+}
+
+#[derive(Subcommand)]
+pub enum PluginAction {
+    /// Print the folder of a plugin marketplace offering this errkb, for
+    /// claude plugin marketplace add "$(errkb plugin path)"
+    Path,
 }

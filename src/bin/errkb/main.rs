@@ -17,7 +17,7 @@ use anyhow::Result;
 use clap::Parser;
 
 use cli::{Cli, Command};
-use commands::{catalog, doctor, embed, hook, hub, install, learn, migrate, model, record, run, search};
+use commands::{catalog, doctor, embed, hook, hub, install, learn, migrate, model, plugin, record, run, search};
 use runtime::{db, paths};
 
 fn main() -> ExitCode {
@@ -70,6 +70,9 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             write!(out, "{}", install::plugin_hooks_json())?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Plugin {
+            action: cli::PluginAction::Path,
+        } => plugin::path(out),
         Command::Install { dry_run } => install::command(
             &paths::database(cli.db)?,
             &paths::extension(cli.extension)?,

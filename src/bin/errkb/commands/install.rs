@@ -10,6 +10,13 @@
 //! errkb's entries are recognised by their command, the file is backed up
 //! before it is written, and nothing is written when nothing changes.
 //! `--dry-run` prints what would change.
+//!
+//! For the user's shell, install links `~/.local/bin/errkb` to the
+//! installed runner (never over a file that is not that link) and says the
+//! line to add to the shell's profile when that folder is not on PATH;
+//! uninstall removes the link. What install writes never refers back to
+//! where this program came from (a build tree, a pip or npm package): a
+//! package can be removed or upgraded under it.
 
 use std::path::{Path, PathBuf};
 
@@ -234,12 +241,26 @@ fn files(extension: &Path) -> Result<Vec<(FileSource, PathBuf)>> {
             root.join("lib").join(paths::extension_file_name()),
         ),
     ];
-    if let Some(dir) = extension.parent() {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if errkb::embedding::model_files::is_onnxruntime_library(&name) {
-                out.push((FileSource::Path(entry.path()), root.join("lib").join(name)));
-            }
+    let mut onnxruntime: Vec<PathBuf> = extension
+        .parent()
+        .and_then(|dir| std::fs::read_dir(dir).ok())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .collect();
+    // and the library this program loads, wherever it found it: beside it,
+    // or (pip install errkb) in the onnxruntime wheel of its Python environment
+    onnxruntime.extend(errkb::embedding::model_files::resolve_onnxruntime().ok());
+    for lib in onnxruntime {
+        let name = lib
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let dest = root.join("lib").join(&name);
+        let known = out.iter().any(|(_, d)| *d == dest);
+        if errkb::embedding::model_files::is_onnxruntime_library(&name) && !known {
+            out.push((FileSource::Path(lib), dest));
         }
     }
     for hook in hooks::HOOKS {
@@ -283,6 +304,7 @@ pub fn install(extension: &Path, dry_run: bool, out: &mut impl std::io::Write) -
         }
     }
     install_model(dry_run, out)?;
+    link_command(dry_run, out)?;
     if !dry_run {
         // std::fs::copy keeps the source's mode (0755 from a build tree), and
         // an older errkb created the data with the umask's 0644
@@ -373,9 +395,148 @@ fn install_model(dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
     Ok(())
 }
 
+/// Where the user's own commands go: `~/.local/bin` (XDG's, as pip, pipx
+/// and uv use it), where install links `errkb` for the shell.
+fn user_bin() -> Result<PathBuf> {
+    Ok(paths::home()?.join(".local").join("bin"))
+}
+
+/// What is at `~/.local/bin/errkb`.
+#[derive(PartialEq)]
+enum Link {
+    Absent,
+    /// the link install makes, to the installed runner (or a link to it left
+    /// dangling when ~/.reflexion went)
+    Ours,
+    /// an errkb command someone else put there (pip install --user's
+    /// launcher, npm's link, a link to a build): the shell finds errkb
+    OtherErrkb,
+    Foreign,
+}
+
+fn link_state(link: &Path, runner: &Path) -> Link {
+    let Ok(meta) = std::fs::symlink_metadata(link) else {
+        return Link::Absent;
+    };
+    if meta.file_type().is_symlink() {
+        let to = std::fs::read_link(link).unwrap_or_default();
+        return if to == runner {
+            Link::Ours
+        } else if to.to_string_lossy().contains("errkb") {
+            Link::OtherErrkb
+        } else {
+            Link::Foreign
+        };
+    }
+    // a script that starts errkb (pip's console script names its module)
+    let mut head = [0u8; 4096];
+    let read = std::fs::File::open(link)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .unwrap_or(0);
+    let head = &head[..read];
+    if meta.is_file() && head.starts_with(b"#!") && head.windows(5).any(|w| w == b"errkb") {
+        Link::OtherErrkb
+    } else {
+        Link::Foreign
+    }
+}
+
+fn on_path(dir: &Path) -> bool {
+    let canonical = std::fs::canonicalize(dir).ok();
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path)
+            .any(|p| p == dir || (canonical.is_some() && std::fs::canonicalize(&p).ok() == canonical))
+    })
+}
+
+/// The line that puts `dir` (`$HOME/…`) on PATH, and the file it goes in,
+/// for the user's shell (`$SHELL`).
+fn profile_line(dir: &str) -> (String, String) {
+    let shell = std::env::var_os("SHELL")
+        .map(PathBuf::from)
+        .and_then(|s| s.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+    let export = format!("export PATH=\"{dir}:$PATH\"");
+    match shell.as_str() {
+        "zsh" => ("~/.zshrc".into(), export),
+        "fish" => ("~/.config/fish/config.fish".into(), format!("fish_add_path {dir}")),
+        "bash" if cfg!(target_os = "macos") => ("~/.bash_profile".into(), export),
+        "bash" => ("~/.bashrc".into(), export),
+        _ => ("~/.profile".into(), export),
+    }
+}
+
+/// `errkb` for the user's shell: `~/.local/bin/errkb`, a link to the
+/// installed runner, made when nothing else is there; and the line to add
+/// to the shell's profile when that folder is not on PATH.
+fn link_command(dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
+    let runner = paths::data_root()?.join("bin").join("errkb");
+    let dir = user_bin()?;
+    let link = dir.join("errkb");
+    let state = link_state(&link, &runner);
+    match state {
+        Link::Ours => writeln!(out, "{} links to {} already", link.display(), runner.display())?,
+        Link::Absent => {
+            if !dry_run {
+                std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+                std::os::unix::fs::symlink(&runner, &link)
+                    .with_context(|| format!("cannot link {}", link.display()))?;
+            }
+            let verb = if dry_run { "would link" } else { "linked" };
+            writeln!(
+                out,
+                "{verb} {} → {} (errkb for your shell)",
+                link.display(),
+                runner.display()
+            )?;
+        }
+        Link::OtherErrkb => writeln!(
+            out,
+            "{} is another errkb command (from pip or npm, say): left as it is",
+            link.display()
+        )?,
+        Link::Foreign => {
+            let (profile, line) = profile_line("$HOME/.reflexion/bin");
+            writeln!(
+                out,
+                "{} is not errkb's: left as it is; for errkb in your shell, add this line to {profile}: {line}",
+                link.display()
+            )?;
+            return Ok(());
+        }
+    }
+    if state != Link::OtherErrkb && !on_path(&dir) {
+        let (profile, line) = profile_line("$HOME/.local/bin");
+        writeln!(
+            out,
+            "{} is not on your PATH; for errkb in your shell, add this line to {profile}: {line}",
+            dir.display()
+        )?;
+    }
+    Ok(())
+}
+
+/// Remove the link install made (nothing else).
+fn unlink_command(dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
+    let runner = paths::data_root()?.join("bin").join("errkb");
+    let link = user_bin()?.join("errkb");
+    if link_state(&link, &runner) == Link::Ours {
+        if !dry_run {
+            std::fs::remove_file(&link).with_context(|| format!("cannot remove {}", link.display()))?;
+        }
+        writeln!(
+            out,
+            "{} {}",
+            if dry_run { "would remove" } else { "removed" },
+            link.display()
+        )?;
+    }
+    Ok(())
+}
+
 /// Replace `dest` with a copy of the folder `source`: copied beside it
 /// first, then swapped in, so the hooks never see half a model.
-fn copy_folder(source: &Path, dest: &Path) -> Result<()> {
+pub fn copy_folder(source: &Path, dest: &Path) -> Result<()> {
     let staging = dest.with_extension("errkb-tmp");
     let _ = std::fs::remove_dir_all(&staging);
     let mut pending = vec![(source.to_owned(), staging.clone())];
@@ -441,6 +602,7 @@ fn install_script(sql: &str, dest: &Path, dry_run: bool, out: &mut impl std::io:
 
 pub fn uninstall(dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
     update_settings(without_errkb, dry_run, out)?;
+    unlink_command(dry_run, out)?;
     if !dry_run {
         writeln!(
             out,

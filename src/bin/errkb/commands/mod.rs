@@ -9,6 +9,7 @@ pub mod install;
 pub mod learn;
 pub mod migrate;
 pub mod model;
+pub mod plugin;
 pub mod record;
 pub mod run;
 pub mod search;
