@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Learning precision on real Claude Code sessions (make eval).
+"""Learning precision on real Claude Code and Codex sessions (make eval).
 
-    python3 scripts/learning_eval.py [--write docs/EVAL.md] [--details]
+    python3 scripts/learning_eval.py [--write docs/EVAL.md] [--details] [--corpus claude|codex]
 
 `errkb learn` reads the labelled real sessions (tests/fixtures/real_sessions,
-gunzipped into a temporary folder laid out as ~/.claude/projects) into an
-empty knowledge base. Every error it learned a fix for (`learned_errors`:
+gunzipped into a temporary folder laid out as ~/.claude/projects; and
+tests/fixtures/codex_sessions, the Codex CLI's rollouts, laid out as
+~/.codex/sessions) into an empty knowledge base, one per corpus. Every error it learned a fix for (`learned_errors`:
 the error, the success that showed it fixed, the steps kept) is judged
 against the labels written by hand from the transcripts alone
 (tests/fixtures/real_sessions/LABELS.md):
@@ -22,6 +23,10 @@ against the labels written by hand from the transcripts alone
 Weak fixes (the same command with nothing changed) are stored but never
 advised, and are counted apart. A clearly fixed error (labelled a fixed
 error) with no fix learned is a miss.
+
+Both corpora are judged by the same rules. In the Codex corpus a call is
+named by its `call_id`; the edits of one `apply_patch` are stored as
+`<call_id>`, `<call_id>:2` … (each hunk an edit), and count as that call.
 """
 import argparse
 import gzip
@@ -38,11 +43,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "dist" / "errkb"
 SESSIONS = ROOT / "tests" / "fixtures" / "real_sessions"
+CODEX_SESSIONS = ROOT / "tests" / "fixtures" / "codex_sessions"
+CORPORA = {"claude": SESSIONS, "codex": CODEX_SESSIONS}
 
 
-def labels():
+def labels(sessions=SESSIONS):
     out = {}
-    for path in sorted((SESSIONS / "labels").glob("*.jsonl")):
+    for path in sorted((sessions / "labels").glob("*.jsonl")):
         for line in path.read_text().splitlines():
             if line.strip():
                 label = json.loads(line)
@@ -50,19 +57,20 @@ def labels():
     return out
 
 
-def unpack(into):
-    """The transcripts, gunzipped, as ~/.claude/projects/<source>/… ."""
-    for gz in sorted(SESSIONS.rglob("*.jsonl.gz")):
-        rel = gz.relative_to(SESSIONS).with_suffix("")  # drop .gz
+def unpack(into, sessions=SESSIONS):
+    """The transcripts, gunzipped, as ~/.claude/projects/<source>/… (or
+    ~/.codex/sessions/<source>/…)."""
+    for gz in sorted(sessions.rglob("*.jsonl.gz")):
+        rel = gz.relative_to(sessions).with_suffix("")  # drop .gz
         dest = into / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         with gzip.open(gz, "rb") as src, open(dest, "wb") as out:
             shutil.copyfileobj(src, out)
 
 
-def learn(work):
+def learn(work, sessions=SESSIONS):
     projects = work / "projects"
-    unpack(projects)
+    unpack(projects, sessions)
     db = work / "kb.db"
     proc = subprocess.run([str(RUNNER), "--db", str(db), "learn", str(projects)], capture_output=True, text=True,
                           env={**os.environ, "HOME": str(work)})
@@ -79,9 +87,17 @@ def learned_pairs(db):
                             "FROM learned_errors AS l JOIN fixes AS f ON f.id = l.fix_id").fetchall()
     pairs = []
     for event_id, success_id, steps, weak, resolution in rows:
-        pairs.append((ids.get(event_id), ids.get(success_id), [ids.get(s) for s in json.loads(steps or "[]")],
-                      bool(weak), json.loads(resolution)))
+        pairs.append((call(ids.get(event_id)), call(ids.get(success_id)),
+                      [call(ids.get(s)) for s in json.loads(steps or "[]")], bool(weak), json.loads(resolution)))
     return pairs
+
+
+def call(tool_use_id):
+    """The call an event is of: a Codex patch's later edits (`<call_id>:2`
+    …) are of the patch's call."""
+    if tool_use_id and ":" in tool_use_id and tool_use_id.rsplit(":", 1)[1].isdigit():
+        return tool_use_id.rsplit(":", 1)[0]
+    return tool_use_id
 
 
 def judge(pair, label):
@@ -105,10 +121,11 @@ def judge(pair, label):
     return "useful", ""
 
 
-def evaluate():
-    truth = labels()
+def evaluate(corpus="claude"):
+    sessions = CORPORA[corpus]
+    truth = labels(sessions)
     with tempfile.TemporaryDirectory(prefix="errkb-learning-eval-") as tmp:
-        db, summary = learn(Path(tmp))
+        db, summary = learn(Path(tmp), sessions)
         pairs = learned_pairs(db)
     verdicts = []
     for pair in pairs:
@@ -117,7 +134,8 @@ def evaluate():
     learned = {p[0] for p in pairs}
     fixed = [l for l in truth.values() if l["kind"] == "error" and l["fixed"] == "yes"]
     missed = [l for l in fixed if l["error"] not in learned]
-    return {"summary": summary, "verdicts": verdicts, "fixed": fixed, "missed": missed, "labels": truth}
+    return {"summary": summary, "verdicts": verdicts, "fixed": fixed, "missed": missed, "labels": truth,
+            "corpus": corpus}
 
 
 def pct(n, d):
@@ -133,9 +151,10 @@ def report(r):
     useful_fixed = [l for l in r["fixed"] if l["useful"]]
     useful_missed = [l for l in r["missed"] if l["useful"]]
     n = len(advised)
+    where = CORPORA[r["corpus"]].relative_to(ROOT)
     lines = [
         f"{len(r['labels'])} failed tool calls in {len({l['file'] for l in r['labels'].values()})} transcripts "
-        f"(tests/fixtures/real_sessions); {fixed} of them are errors the transcript shows fixed.",
+        f"({where}); {fixed} of them are errors the transcript shows fixed.",
         "",
         "| learned pairs (advised) | count | share |",
         "|---|---:|---:|",
@@ -165,14 +184,22 @@ def details(r):
     return "\n".join(out)
 
 
-def write_section(path, text):
-    begin, end = "<!-- begin learning (scripts/learning_eval.py) -->", "<!-- end learning -->"
+SECTIONS = {
+    "claude": ("<!-- begin learning (scripts/learning_eval.py) -->", "<!-- end learning -->",
+               "## Learning from real sessions"),
+    "codex": ("<!-- begin learning codex (scripts/learning_eval.py) -->", "<!-- end learning codex -->",
+              "## Learning from real Codex sessions"),
+}
+
+
+def write_section(path, text, corpus="claude"):
+    begin, end, title = SECTIONS[corpus]
     doc = path.read_text()
     block = f"{begin}\n{text}\n{end}"
     if begin in doc:
         doc = doc[:doc.index(begin)] + block + doc[doc.index(end) + len(end):]
     else:
-        doc = doc.rstrip("\n") + "\n\n## Learning from real sessions\n\n" + block + "\n"
+        doc = doc.rstrip("\n") + f"\n\n{title}\n\n" + block + "\n"
     path.write_text(doc)
 
 
@@ -180,15 +207,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--write", type=Path, help="also write the report into this Markdown file's learning section")
     ap.add_argument("--details", action="store_true", help="print every wrong or useless pair and every miss")
+    ap.add_argument("--corpus", choices=sorted(CORPORA), action="append",
+                    help="the corpus to judge (repeatable) [default: both]")
     args = ap.parse_args()
-    r = evaluate()
-    text = report(r)
-    print(r["summary"].rstrip())
-    print(text)
-    if args.details:
-        print(details(r))
-    if args.write:
-        write_section(args.write, text)
+    for corpus in args.corpus or ["claude", "codex"]:
+        r = evaluate(corpus)
+        text = report(r)
+        print(f"== {corpus}")
+        print(r["summary"].rstrip())
+        print(text)
+        if args.details:
+            print(details(r))
+        if args.write:
+            write_section(args.write, text, corpus)
 
 
 if __name__ == "__main__":
