@@ -99,7 +99,12 @@ fn run_script(event: &str, agent: Agent, db_path: Option<PathBuf>, started: Inst
         script::run(&conn, codex::AGENT_SQL, &params, &mut std::io::sink()).context("agent.sql")?;
     }
     let mut outputs = Vec::with_capacity(runs.len());
-    for run in runs {
+    for (n, run) in runs.into_iter().enumerate() {
+        if n > 0 {
+            // the script's temp tables, made by the run before (one process,
+            // one connection: a patch's edits run the same script in turn)
+            drop_temp_tables(&conn)?;
+        }
         let hook = hooks::find(run.event)?;
         let sql = hooks::script_of(hook)?;
         let input = payload::for_script(run.event, run.payload, hook.unread, hook.read_for)?;
@@ -140,6 +145,19 @@ fn run_script(event: &str, agent: Agent, db_path: Option<PathBuf>, started: Inst
         Agent::Codex => codex::answer(event, &outputs).unwrap_or_default().into_bytes(),
     };
     std::io::stdout().write_all(&answer)?;
+    Ok(())
+}
+
+/// The temp tables a script made on this connection, dropped (but
+/// `sql/agent.sql`'s, which every run shares).
+fn drop_temp_tables(conn: &rusqlite::Connection) -> Result<()> {
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM temp.sqlite_schema WHERE type = 'table' AND name <> 'errkb_agent'")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for table in tables {
+        conn.execute_batch(&format!("DROP TABLE temp.\"{}\"", table.replace('"', "\"\"")))?;
+    }
     Ok(())
 }
 

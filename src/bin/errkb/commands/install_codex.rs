@@ -581,7 +581,7 @@ pub fn status() -> Result<Status> {
     let untrusted: Vec<&str> = wanted
         .iter()
         .filter(|(key, hash)| entry(key).and_then(|e| e.get("trusted_hash")).and_then(|v| v.as_str()) != Some(hash))
-        .map(|(key, _)| key.rsplit(':').nth(2).unwrap_or(key))
+        .map(|(key, _)| event_named(key))
         .collect();
     if !untrusted.is_empty() {
         return Ok(Status::Broken {
@@ -595,7 +595,7 @@ pub fn status() -> Result<Status> {
     let off: Vec<&str> = wanted
         .iter()
         .filter(|(key, _)| entry(key).and_then(|e| e.get("enabled")).and_then(|v| v.as_bool()) == Some(false))
-        .map(|(key, _)| key.rsplit(':').nth(2).unwrap_or(key))
+        .map(|(key, _)| event_named(key))
         .collect();
     if !off.is_empty() {
         return Ok(Status::Off {
@@ -610,6 +610,12 @@ pub fn status() -> Result<Status> {
         how: format!("{how}, trusted"),
         runner,
     })
+}
+
+/// The event a trust key names (`…:post_tool_use:0:0` → `PostToolUse`).
+fn event_named(key: &str) -> &'static str {
+    let label = key.rsplit(':').nth(2).unwrap_or("");
+    codex::hooks().map(|h| h.event).find(|e| event_label(e) == label).unwrap_or("?")
 }
 
 /// Where Codex installed errkb's plugin `id` (`errkb@<marketplace>`): its
