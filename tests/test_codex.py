@@ -176,3 +176,139 @@ def test_doctor_reports_the_codex_hooks(story):
     report = runner("doctor", env=env).stdout
     [line] = [l for l in report.splitlines() if "codex hooks" in l]
     assert line.startswith("ok   codex hooks   all 4 installed in") and "trusted; they run" in line, report
+
+
+# --- one knowledge base for both agents -------------------------------------------
+
+def test_a_fix_learned_in_either_agent_is_told_in_the_other(tmp_path):
+    """Claude Code (the real client, tests/test_claude_code.py's harness)
+    and Codex on one machine, set up by one `errkb install`: a fix learned
+    through Claude Code's hooks is told in Codex, and one learned through
+    Codex's hooks is told in Claude Code."""
+    from claude_standin import StandIn as ClaudeStandIn, text as claude_text
+    from conftest import CLAUDE
+    from test_claude_code import bash as claude_bash, claude as run_claude, reset, told as claude_told
+    if not CLAUDE.exists():
+        pytest.skip("the Claude Code client is not installed: make claude-code")
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".codex").mkdir()
+    project.mkdir()
+    out = runner("install", env={"HOME": str(home), "CODEX_HOME": str(home / ".codex"), "PATH": "/usr/bin:/bin"},
+                 check=True).stdout
+    assert "setting up errkb for: Claude Code" in out and ", Codex (" in out
+
+    # Claude Code learns: a missing module, installed by a script
+    reset(project)
+    with ClaudeStandIn({"start:CROSS-ONE": [claude_bash("toolu_x1", "python3 app.py")],
+                        "after:toolu_x1": [claude_bash("toolu_x2", "./install-deps.sh")],
+                        "after:toolu_x2": [claude_bash("toolu_x3", "python3 app.py")],
+                        "after:toolu_x3": [claude_text("done")]}) as standin:
+        run_claude(home, project, standin, "CROSS-ONE")
+    # … Codex is told
+    reset(project)
+    with StandIn({"start:CROSS-TWO": [shell("x_1", "python3 app.py")], "after:x_1": [text("done")]}) as standin:
+        codex(home, project, standin, "CROSS-TWO")
+        requests = list(standin.requests)
+    assert "ran: ./install-deps.sh" in told(requests, "x_1"), told(requests, "x_1")
+
+    # Codex learns: a type error, fixed by a patch
+    reset(project)
+    (project / "report.py").write_text(REPORT)
+    with StandIn({"start:CROSS-THREE": [shell("y_1", "python3 report.py")], "after:y_1": [patch("y_2", FIX)],
+                  "after:y_2": [shell("y_3", "python3 report.py")], "after:y_3": [text("done")]}) as standin:
+        codex(home, project, standin, "CROSS-THREE")
+    # … Claude Code is told
+    reset(project)
+    (project / "report.py").write_text(REPORT)
+    with ClaudeStandIn({"start:CROSS-FOUR": [claude_bash("toolu_x4", "python3 report.py")],
+                        "after:toolu_x4": [claude_text("done")]}) as standin:
+        run_claude(home, project, standin, "CROSS-FOUR")
+        claude_requests = list(standin.requests)
+    advice = claude_told(claude_requests, "toolu_x4")
+    assert "edited report.py" in advice and "str(total)" in advice, advice
+
+    # one knowledge base; each event says whose it was, Claude Code's as before
+    with connection(db_of(home)) as conn:
+        rows = conn.execute("SELECT type, data ->> '$.toolUseId', data ->> '$.agent' FROM events "
+                            "WHERE type IN ('advice', 'tool_error') ORDER BY id").fetchall()
+        fixes = conn.execute("SELECT count(*) FROM fixes").fetchone()[0]
+    assert rows == [("tool_error", "toolu_x1", None), ("tool_error", "x_1", "codex"), ("advice", "x_1", "codex"),
+                    ("tool_error", "y_1", "codex"), ("tool_error", "toolu_x4", None), ("advice", "toolu_x4", None)]
+    assert fixes == 2
+
+
+# --- Codex's own view of the hooks, and the plugin -----------------------------------
+
+def hooks_list(home, project):
+    """`codex app-server`'s hooks/list: every hook Codex found for
+    `project`, with its trust status."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+    proc = subprocess.Popen([str(CODEX), "app-server"], cwd=project, env=env, text=True, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        def request(n, method, params):
+            proc.stdin.write(json.dumps({"id": n, "method": method, "params": params}) + "\n")
+            proc.stdin.flush()
+            while True:
+                message = json.loads(proc.stdout.readline())
+                if message.get("id") == n and "method" not in message:
+                    return message
+        request(1, "initialize", {"clientInfo": {"name": "errkb-tests", "version": "0"}})
+        proc.stdin.write(json.dumps({"method": "initialized"}) + "\n")
+        proc.stdin.flush()
+        return request(2, "hooks/list", {"cwds": [str(project)]})["result"]["data"][0]["hooks"]
+    finally:
+        proc.stdin.close()
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_codex_itself_calls_the_installed_hooks_trusted(story):
+    listed = hooks_list(story["home"], story["project"])
+    ours = [h for h in listed if "errkb hook --agent codex" in (h.get("command") or "")]
+    assert sorted(h["eventName"] for h in ours) == ["postToolUse", "preToolUse", "sessionEnd", "subagentStart"]
+    assert {h["trustStatus"] for h in ours} == {"trusted"}, ours
+
+
+def codex_cli(home, *args):
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+    proc = subprocess.run([str(CODEX), *args], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def test_the_codex_plugin_installed_from_its_marketplace(story, tmp_path):
+    """make plugin's folder, added to Codex the way users add it
+    (marketplace add, plugin add), its hooks trusted by the plugin's own
+    `errkb install --agent codex`: the same hooks run from the plugin's
+    files, and hooks.json gets none."""
+    if not PLUGIN_MARKETPLACE.exists():
+        pytest.skip("no plugin built: make plugin")
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    market = tmp_path / "errkb-marketplace"  # where a user unpacked the release
+    shutil.copytree(PLUGIN_MARKETPLACE, market)
+    codex_cli(home, "plugin", "marketplace", "add", str(market))
+    codex_cli(home, "plugin", "add", "errkb@errkb-marketplace")
+    # untrusted, Codex would skip the plugin's hooks without a word
+    listed = [h for h in hooks_list(home, story["project"]) if h.get("source") == "plugin"]
+    assert {h["trustStatus"] for h in listed} == {"untrusted"} and len(listed) == 4
+    out = subprocess.run([str(market / "errkb" / "bin" / "errkb"), "install", "--agent", "codex"],
+                         env={"HOME": str(home), "CODEX_HOME": str(home / ".codex"), "PATH": "/usr/bin:/bin"},
+                         capture_output=True, text=True, check=True).stdout
+    assert "errkb's Codex plugin is enabled (errkb@errkb-marketplace)" in out
+    listed = [h for h in hooks_list(home, story["project"]) if h.get("source") == "plugin"]
+    assert {h["trustStatus"] for h in listed} == {"trusted"}, listed
+    assert all("/plugins/cache/errkb-marketplace/errkb/" in h["command"] for h in listed)
+    assert not (home / ".codex" / "hooks.json").exists() or "errkb" not in (home / ".codex" / "hooks.json").read_text()
+    # what session one taught, in this HOME's knowledge base
+    db_of(home).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(story["teach_db"], db_of(home))
+    (story["project"] / "report.py").write_text(REPORT)
+    with StandIn({"start:CODEX-PLUGIN": [shell("g_1", "python3 report.py")], "after:g_1": [text("done")]}) as standin:
+        codex(home, story["project"], standin, "CODEX-PLUGIN")
+        requests = list(standin.requests)
+    assert "edited report.py" in told(requests, "g_1")
+    report = runner("doctor", env={"HOME": str(home), "CODEX_HOME": str(home / ".codex")}).stdout
+    assert "ok   codex hooks   from errkb's Codex plugin errkb@errkb-marketplace" in report, report
