@@ -327,3 +327,50 @@ def test_secrets_and_home_names_are_not_stored(session):
                f"curl: (22) The requested URL returned error: 401 for key {secret}\n", workdir="/home/alice/shop")
     text = json.dumps(events(session))
     assert secret not in text and token not in text and "alice" not in text
+
+
+# --- errkb learn on Codex's session files --------------------------------------------
+
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "codex_sessions"
+CLAUDE_CORPUS = Path(__file__).resolve().parent / "fixtures" / "real_sessions"
+
+
+def gunzip_into(gz, dest):
+    import gzip
+    import shutil
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(gz, "rb") as src, open(dest, "wb") as out:
+        shutil.copyfileobj(src, out)
+
+
+def test_learn_reads_every_codex_version_beside_claude_code(tmp_path):
+    """~/.codex/sessions (and archived_sessions) by default, beside
+    ~/.claude/projects, each file's format told by its first record; every
+    layout of the corpus read; again, nothing new; no user name stored."""
+    home = tmp_path / "home"
+    files = sorted(CORPUS.rglob("*.jsonl.gz"))
+    for n, gz in enumerate(files):
+        folder = "archived_sessions" if "archived_sessions" in str(gz) else "sessions"
+        gunzip_into(gz, home / ".codex" / folder / f"{n:02d}" / gz.name[:-3])
+    claude = sorted(CLAUDE_CORPUS.rglob("*.jsonl.gz"))[0]
+    gunzip_into(claude, home / ".claude" / "projects" / "-work-x" / claude.name[:-3])
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    out = runner("learn", env=env, check=True, timeout=600).stdout
+    assert f"read {len(files) + 1} transcript files" in out
+    db = home / ".reflexion" / "data" / "reflexion.db"
+    with connection(db) as conn:
+        by_agent = dict(conn.execute("SELECT coalesce(data ->> '$.agent', 'claude'), count(*) FROM events "
+                                     "GROUP BY 1").fetchall())
+        versions = conn.execute("SELECT count(DISTINCT session_id) FROM events WHERE data ->> '$.agent' = 'codex'"
+                                ).fetchone()[0]
+        learned = conn.execute("SELECT count(*) FROM learned_errors").fetchone()[0]
+        text = "\n".join(str(row) for table in ("events", "transcript_imports", "fixes", "error_kb")
+                         for row in conn.execute(f"SELECT * FROM {table}"))
+    assert by_agent["codex"] > 3000 and by_agent["claude"] > 0
+    assert versions == len(files), "every session file gave its calls"
+    assert learned > 50
+    # the corpus's home folders: /Users/<name>, /home/<name>, C:\Users\<name>
+    for name in ["ivanma", "kobra", "gqadonis", "edouard", "thorstenhindermann", "randy", "david", "24228"]:
+        assert f"/Users/{name}" not in text and f"/home/{name}" not in text and f"Users\\\\{name}" not in text, name
+    again = runner("learn", env=env, check=True).stdout
+    assert f"{len(files) + 1} unchanged since the last import" in again and "0 fixes learned" in again

@@ -95,8 +95,8 @@ pub enum Command {
     /// the hooks would have learned (errors, and the fixes that followed);
     /// safe to run again
     Learn {
-        /// Transcript or session files, or folders [default: ~/.claude/projects
-        /// and ~/.codex/sessions]
+        /// Transcript or session files, or folders [default: ~/.claude/projects,
+        /// ~/.codex/sessions and ~/.codex/archived_sessions]
         paths: Vec<PathBuf>,
     },
     /// Read the machine's gettext catalogs for your languages, so that

@@ -113,6 +113,11 @@ pub fn default_codex_sessions() -> Result<PathBuf> {
     Ok(install_codex::codex_home()?.join("sessions"))
 }
 
+/// Where Codex moves the session files the user archived.
+fn archived_codex_sessions() -> Result<PathBuf> {
+    Ok(install_codex::codex_home()?.join("archived_sessions"))
+}
+
 /// The `.jsonl` files under `paths` (files as given, folders searched),
 /// in a stable order.
 pub fn transcript_files(paths: &[PathBuf]) -> Vec<PathBuf> {
@@ -807,13 +812,15 @@ struct Payload<'a> {
 fn history_of(agents: &[Agent]) -> Result<Vec<(&'static str, PathBuf, usize)>> {
     let mut found = Vec::new();
     for agent in agents {
-        let folder = match agent {
-            Agent::Claude => default_transcripts()?,
-            Agent::Codex => default_codex_sessions()?,
+        let folders = match agent {
+            Agent::Claude => vec![default_transcripts()?],
+            Agent::Codex => vec![default_codex_sessions()?, archived_codex_sessions()?],
         };
-        let files = transcript_files(std::slice::from_ref(&folder)).len();
-        if folder.is_dir() && files > 0 {
-            found.push((agent.name(), folder, files));
+        for folder in folders {
+            let files = transcript_files(std::slice::from_ref(&folder)).len();
+            if folder.is_dir() && files > 0 {
+                found.push((agent.name(), folder, files));
+            }
         }
     }
     Ok(found)
@@ -854,7 +861,7 @@ pub fn offer(db_path: &Path, agents: &[Agent], out: &mut impl std::io::Write) ->
 /// Codex's sessions folder, those that exist).
 pub fn command(db_path: &Path, paths: Vec<PathBuf>, out: &mut impl std::io::Write) -> Result<std::process::ExitCode> {
     let paths = if paths.is_empty() {
-        let defaults: Vec<PathBuf> = [default_transcripts()?, default_codex_sessions()?]
+        let defaults: Vec<PathBuf> = [default_transcripts()?, default_codex_sessions()?, archived_codex_sessions()?]
             .into_iter()
             .filter(|d| d.is_dir())
             .collect();
