@@ -158,6 +158,9 @@ def test_with_errkbs_codex_plugin_enabled_hooks_json_gets_none(home):
     assert sorted(trust_entries(home)) == sorted(
         f"errkb@errkb-marketplace:hooks/codex.json:{e}:0:0"
         for e in ["pre_tool_use", "post_tool_use", "subagent_start", "session_end"])
+    out = run(home, "uninstall", "--agent", "codex").stdout
+    assert "errkb's Codex plugin (errkb@errkb-marketplace) stays installed, its hooks no longer trusted" in out
+    assert trust_entries(home) == {}
 
 
 # --- payloads, as Codex sends them ---------------------------------------------

@@ -62,10 +62,11 @@ pub fn config_path() -> Result<PathBuf> {
     Ok(codex_home()?.join("config.toml"))
 }
 
-/// Whether Codex is on this machine: its folder, or `codex` on PATH.
+/// Whether Codex is on this machine: `$CODEX_HOME` set, its folder, or
+/// `codex` on PATH.
 pub fn found() -> Option<String> {
     let home = codex_home().ok()?;
-    if home.is_dir() {
+    if home.is_dir() || std::env::var_os("CODEX_HOME").is_some_and(|d| !d.is_empty()) {
         return Some(home.display().to_string());
     }
     paths::on_path("codex").map(|p| p.display().to_string())
@@ -477,8 +478,17 @@ pub fn uninstall(dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
         writeln!(out, "{}: no Codex hooks to remove", codex_home()?.display())?;
         return Ok(());
     }
-    let (change, _, _) = change(false)?;
-    apply(&change, dry_run, out)
+    let (change, plugin, _) = change(false)?;
+    apply(&change, dry_run, out)?;
+    if let Some(plugin) = plugin {
+        writeln!(
+            out,
+            "errkb's Codex plugin ({plugin}) stays installed, its hooks no longer trusted (Codex skips them); \
+             set enabled = false under [plugins.\"{plugin}\"] in {} to turn it off",
+            change.config_path.display()
+        )?;
+    }
+    Ok(())
 }
 
 // ---- doctor ------------------------------------------------------------------
