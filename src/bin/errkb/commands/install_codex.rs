@@ -625,7 +625,10 @@ pub fn status() -> Result<Status> {
 /// The event a trust key names (`…:post_tool_use:0:0` → `PostToolUse`).
 fn event_named(key: &str) -> &'static str {
     let label = key.rsplit(':').nth(2).unwrap_or("");
-    codex::hooks().map(|h| h.event).find(|e| event_label(e) == label).unwrap_or("?")
+    codex::hooks()
+        .map(|h| h.event)
+        .find(|e| event_label(e) == label)
+        .unwrap_or("?")
 }
 
 /// Where Codex installed errkb's plugin `id` (`errkb@<marketplace>`): its

@@ -861,10 +861,14 @@ pub fn offer(db_path: &Path, agents: &[Agent], out: &mut impl std::io::Write) ->
 /// Codex's sessions folder, those that exist).
 pub fn command(db_path: &Path, paths: Vec<PathBuf>, out: &mut impl std::io::Write) -> Result<std::process::ExitCode> {
     let paths = if paths.is_empty() {
-        let defaults: Vec<PathBuf> = [default_transcripts()?, default_codex_sessions()?, archived_codex_sessions()?]
-            .into_iter()
-            .filter(|d| d.is_dir())
-            .collect();
+        let defaults: Vec<PathBuf> = [
+            default_transcripts()?,
+            default_codex_sessions()?,
+            archived_codex_sessions()?,
+        ]
+        .into_iter()
+        .filter(|d| d.is_dir())
+        .collect();
         if defaults.is_empty() {
             writeln!(
                 out,
