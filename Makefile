@@ -117,10 +117,13 @@ install: loadable model
 demo: loadable model
 	@bash scripts/demo.sh
 
-# errkb's Claude Code plugin, self-contained (runner, extension, ONNX
-# Runtime, test model, hooks), and a marketplace offering it:
-# dist/errkb-marketplace. `claude plugin marketplace add dist/errkb-marketplace`,
-# then `claude plugin install errkb@errkb-marketplace`.
+# errkb's plugin for Claude Code and Codex, self-contained (runner,
+# extension, ONNX Runtime, test model, each agent's hooks), and a marketplace
+# offering it to both: dist/errkb-marketplace. Claude Code: `claude plugin
+# marketplace add dist/errkb-marketplace`, then `claude plugin install
+# errkb@errkb-marketplace`. Codex: `codex plugin marketplace add
+# dist/errkb-marketplace`, `codex plugin add errkb@errkb-marketplace`, then
+# `dist/errkb-marketplace/errkb/bin/errkb install --agent codex` (trusts its hooks).
 plugin: loadable model
 	$(PY) scripts/build_plugin.py plugin $(DIST)
 
@@ -167,9 +170,10 @@ $(CLAUDE):
 
 claude-code: $(CLAUDE)
 
-# The real Codex CLI, pinned, for checking docs/CODEX.md
-# (scripts/codex_capture.py drives `codex exec` against the Responses API
-# stand-in, tests/codex_standin.py). npm's @openai/codex is a small node
+# The real Codex CLI, pinned, for the end-to-end tests (tests/test_codex.py
+# drives `codex exec` against the Responses API stand-in,
+# tests/codex_standin.py, through the hooks `errkb install --agent codex`
+# wrote) and for checking docs/CODEX.md (scripts/codex_capture.py). npm's @openai/codex is a small node
 # wrapper; the native binary is in its optional dependency
 # @openai/codex-<platform> (npm alias of @openai/codex@<version>-<platform>).
 CODEX_VERSION  := 0.171.0
@@ -186,13 +190,13 @@ codex: $(CODEX)
 codex-facts: $(CODEX)
 	$(PYTHON) scripts/codex_capture.py
 
-# Everything, as CI runs it: the model, the plugin, the real Claude Code
-# client, the packages' dependency wheels.
-test: loadable model plugin claude-code package-deps test-rust test-sql
+# Everything, as CI runs it: the model, the plugin, the real Claude Code and
+# Codex clients, the packages' dependency wheels.
+test: loadable model plugin claude-code codex package-deps test-rust test-sql
 
 # The fast tier: all but the tests that need the embedding model (and its
-# PyPI packages) or the Claude Code client (npm); under two minutes once
-# built.
+# PyPI packages) or the Claude Code or Codex client (npm); under two
+# minutes once built.
 test-fast: loadable venv test-rust
 	$(PY) -m pytest -q -m "not model and not client" tests
 

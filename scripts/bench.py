@@ -465,6 +465,36 @@ def failure_then_install(base, session, n):
     ]
 
 
+def codex_rollout(path, call_id, exit_code, size=2 << 20):
+    """A Codex session file of about `size` bytes (0.171's records: turns,
+    messages, commands and their outputs) whose last record is the end of
+    `call_id`, as the PostToolUse hook finds it."""
+    if path.exists():
+        return path
+    lines, n = [], 0
+    lines.append(json.dumps({"timestamp": "2026-11-27T14:20:56.000Z", "type": "session_meta",
+                             "payload": {"id": "bench", "cwd": "/work/p3", "cli_version": "0.171.0"}}))
+    while sum(map(len, lines)) < size:
+        n += 1
+        lines.append(json.dumps({"timestamp": "2026-11-27T14:21:00.000Z", "type": "response_item", "payload": {
+            "type": "function_call", "name": "exec_command", "call_id": f"old_{n}",
+            "arguments": json.dumps({"cmd": f"cat src/m{n}.c"})}}))
+        lines.append(json.dumps({"timestamp": "2026-11-27T14:21:00.100Z", "type": "event_msg", "payload": {
+            "type": "item_completed", "item": {"type": "CommandExecution", "id": f"old_{n}", "status": "completed",
+                                               "cwd": "file:///work/p3", "exit_code": 0,
+                                               "aggregated_output": "int main(void) { return 0; }\n" * 40}}}))
+        lines.append(json.dumps({"timestamp": "2026-11-27T14:21:00.200Z", "type": "response_item", "payload": {
+            "type": "function_call_output", "call_id": f"old_{n}",
+            "output": "Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 0\nOutput:\n"
+                      + "int main(void) { return 0; }\n" * 40}}))
+    lines.append(json.dumps({"timestamp": "2026-11-27T14:22:00.000Z", "type": "event_msg", "payload": {
+        "type": "item_completed", "item": {"type": "CommandExecution", "id": call_id,
+                                           "status": "failed" if exit_code else "completed", "cwd": "file:///work/p3",
+                                           "exit_code": exit_code, "aggregated_output": "cc: error\n" * 60}}}))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
 def hooks(rounds=41):
     pristine, _ = hooks_kb()
     # in the schema of this errkb (an upgrade is not what is measured)
@@ -515,11 +545,35 @@ def hooks(rounds=41):
           "error": "Exit code 1\nTraceback (most recent call last):\n  File \"/work/p3/app.py\", line 3, in <module>\n"
                    "    import pendulum\nModuleNotFoundError: No module named 'pendulum_x'"}),
     ]
+    # Codex's hooks (`errkb hook --agent codex`): the same scripts, after
+    # the runner reads how the command ended from the tail of the session
+    # file (a 2 MB rollout whose last record is this call's end), or turns a
+    # patch into its edits.
+    rollout = codex_rollout(CACHE / "codex-rollout.jsonl", "call_01", exit_code=1)
+    rollout_ok = codex_rollout(CACHE / "codex-rollout-ok.jsonl", "call_01", exit_code=0)
+    codex = {**base, "tool_use_id": "call_01", "turn_id": "019a0000-0000-7000-8000-00000000t001",
+             "model": "gpt-5.5", "permission_mode": "bypassPermissions"}
+    cases += [
+        ("Codex PreToolUse (Bash)", "PreToolUse",
+         {**codex, "tool_name": "Bash", "tool_input": {"command": "make"}}, "codex"),
+        ("Codex PostToolUse (Bash), succeeded, nothing to learn", "PostToolUse",
+         {**codex, "session_id": "quiet", "transcript_path": str(rollout_ok), "tool_name": "Bash",
+          "tool_input": {"command": "make"}, "tool_response": "cc -O2 -c src/m.c -o build/m.o\n" * 60}, "codex"),
+        ("Codex PostToolUse (Bash), failed: exact hit", "PostToolUse",
+         {**codex, "transcript_path": str(rollout), "tool_name": "Bash", "tool_input": {"command": "make"},
+          "tool_response": keys[5]}, "codex"),
+        ("Codex PostToolUse (apply_patch, 2 hunks), nothing to learn", "PostToolUse",
+         {**codex, "session_id": "quiet", "tool_name": "apply_patch", "tool_input": {"command": (
+             "*** Begin Patch\n*** Update File: src/app.js\n@@\n-require('./util')\n+require('./utils')\n"
+             "@@ function main()\n-  run()\n+  run(args)\n*** End Patch\n")},
+          "tool_response": "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nSuccess. Updated the following files:\n"
+                           "M src/app.js\n"}, "codex"),
+    ]
     # Each case has its own copy of the knowledge base (hooks learn, and a
     # case must not measure what another taught it), used for all its runs,
     # as one user's hooks use theirs: its log grows and is checkpointed.
     homes = []
-    for i, (label, _, _) in enumerate(cases):
+    for i, (label, *_) in enumerate(cases):
         home = CACHE / f"hooks_case{i}"
         shutil.rmtree(home, ignore_errors=True)
         env = {"HOME": str(home)}
@@ -542,8 +596,9 @@ def hooks(rounds=41):
             if i < 0:
                 floor.append(wall_ms(["sqlite3", ":memory:", "select 1"]))
             else:
-                label, event, body = cases[i]
-                if event == "PostToolUseFailure":
+                label, event, body, *agent = cases[i]
+                hook = [str(DIST / "errkb"), "hook", *(["--agent", agent[0]] if agent else []), event]
+                if event == "PostToolUseFailure" or label.endswith("exact hit") and agent:
                     # a session is told of a fix once: each run is a session
                     # that has not heard it, so every run searches and answers
                     body = {**body, "session_id": f"bench-{round_number}"}
@@ -551,7 +606,7 @@ def hooks(rounds=41):
                     body = {**body, "session_id": f"learn-{round_number}"}
                     for step, step_body in failure_then_install(base, body["session_id"], round_number):
                         wall_ms([str(DIST / "errkb"), "hook", step], homes[i], json.dumps(step_body).encode())
-                times[i].append(wall_ms([str(DIST / "errkb"), "hook", event], homes[i], json.dumps(body).encode()))
+                times[i].append(wall_ms(hook, homes[i], json.dumps(body).encode()))
     # SessionEnd starts the embedding job and returns: measured apart, with
     # a pause for the detached job to finish before the next run, each run
     # beside a run of the floor (its ratio is to those).
@@ -566,20 +621,24 @@ def hooks(rounds=41):
     floors = [floor_ms] * len(cases) + [statistics.median(end_floor)]
     _, floor_mb = cold(["sqlite3", ":memory:", "select 1"], {}, runs=5)
     rows = []
-    for (label, event, body), runs, env, its_floor in zip(
+    for (label, event, body, *agent), runs, env, its_floor in zip(
             [*cases, ("SessionEnd", "SessionEnd", {**base, "reason": "exit"})], [*times, session_end],
             [*homes, end_home], floors):
-        _, mb = cold([str(DIST / "errkb"), "hook", event], env, runs=5, stdin=json.dumps(body).encode())
+        hook = [str(DIST / "errkb"), "hook", *(["--agent", agent[0]] if agent else []), event]
+        _, mb = cold(hook, env, runs=5, stdin=json.dumps(body).encode())
         p50 = statistics.median(runs)
         rows.append(f"| {label} | {p50:.2f} | {percentile(runs, 0.9):.2f} | {p50 / its_floor:.2f}× | {mb:.1f} |")
     concurrent = parallel_sessions(pristine)
     return f"""
-## Hooks: end to end, as Claude Code runs them
+## Hooks: end to end, as Claude Code and Codex run them
 
 Run {datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")} by `make bench` on: {machine()}.
-Process start to exit of `errkb hook <Event>` with a realistic payload on
-stdin; knowledge base of 10,000 error_kb rows (with vectors, test model
-int8) and 100,000 events in 500 sessions. {rounds} rounds, each running
+Process start to exit of `errkb hook <Event>` (Codex: `errkb hook --agent
+codex <Event>`) with a realistic payload on stdin; knowledge base of 10,000
+error_kb rows (with vectors, test model int8) and 100,000 events in 500
+sessions. A Codex shell command's PostToolUse also reads how the command
+ended from the tail of its session file (a 2 MB rollout, the call's record
+last), and a patch runs the success script once per hunk. {rounds} rounds, each running
 the floor, bare `sqlite3 :memory: 'select 1'`, and every case once, in a
 new random order, so that all see the same machine; median {floor_ms:.2f} ms
 for the floor. Before the rounds, both programs' files and their shared

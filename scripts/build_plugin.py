@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
-"""Build errkb's Claude Code plugin as a self-contained folder, and a
-marketplace that offers it; or a release archive of both.
+"""Build errkb's plugin for Claude Code and Codex as a self-contained
+folder, and a marketplace that offers it to both; or a release archive.
 
-    build_plugin.py plugin DIST        DIST/errkb-marketplace/{.claude-plugin, errkb/}
+    build_plugin.py plugin DIST        DIST/errkb-marketplace/{.claude-plugin, .agents, errkb/}
     build_plugin.py archive DIST       DIST/errkb-<version>-<os>-<arch>.tar.gz
 
 The plugin holds only what its hooks run: the runner (which has the
 extension built in), the extension file for the sqlite3 shell, ONNX Runtime,
-the test model the build carries, hooks/hooks.json (from `errkb
-plugin-hooks`), .claude-plugin/plugin.json, a README and the licences. Its
-version is the runner's (`errkb --version`, from Cargo.toml): one number for
-the crate, the binary, plugin.json and the marketplace.
+the test model the build carries, the hooks (hooks/hooks.json for Claude
+Code, from `errkb plugin-hooks`; hooks/codex.json for Codex, from `errkb
+plugin-hooks --agent codex`, named by .codex-plugin/plugin.json: Codex then
+reads no other), each agent's manifest, a README and the licences. One
+folder serves both: Claude Code reads .claude-plugin and hooks/hooks.json,
+Codex .codex-plugin and the hooks file it names. Its version is the
+runner's (`errkb --version`, from Cargo.toml): one number for the crate,
+the binary, both manifests and both marketplaces.
 """
 import json
 import platform
@@ -25,6 +29,8 @@ MARKETPLACE = "errkb-marketplace"
 NAME = "errkb"
 DESCRIPTION = ("Error knowledge base for coding agents: when a tool fails, how the same error was fixed before; "
                "a file's error history when it is read; fixes learned from your own sessions.")
+# Codex's hooks file in the plugin (install_codex.rs PLUGIN_HOOKS_FILE).
+CODEX_HOOKS = "hooks/codex.json"
 # The plugin's size limit: what Claude Code copies into its plugin cache.
 MAX_BYTES = 150 * 1000 * 1000
 
@@ -61,6 +67,14 @@ def plugin(dist, market=None):
     (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest, indent=2) + "\n")
     hooks = subprocess.run([str(dist / "errkb"), "plugin-hooks"], capture_output=True, text=True, check=True).stdout
     (root / "hooks" / "hooks.json").write_text(hooks)
+    # Codex: its manifest names its own hooks file (Codex's events, and a
+    # runner told it is Codex's payload)
+    (root / ".codex-plugin").mkdir()
+    codex_manifest = {**manifest, "hooks": f"./{CODEX_HOOKS}"}
+    (root / ".codex-plugin" / "plugin.json").write_text(json.dumps(codex_manifest, indent=2) + "\n")
+    codex_hooks = subprocess.run([str(dist / "errkb"), "plugin-hooks", "--agent", "codex"], capture_output=True,
+                                 text=True, check=True).stdout
+    (root / CODEX_HOOKS).write_text(codex_hooks)
     binaries = [dist / "errkb", dist / "errkb-hub", *sorted(dist.glob("errkb.so")), *sorted(dist.glob("errkb.dylib")),
                 *sorted(dist.glob("libonnxruntime*"))]
     for f in binaries:
@@ -85,6 +99,10 @@ def plugin(dist, market=None):
     offer = {"name": MARKETPLACE, "owner": {"name": "errkb contributors"},
              "plugins": [{"name": NAME, "source": f"./{NAME}", "version": v, "description": DESCRIPTION}]}
     (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(offer, indent=2) + "\n")
+    (market / ".agents" / "plugins").mkdir(parents=True)
+    codex_offer = {"name": MARKETPLACE, "plugins": [{"name": NAME, "source": {"source": "local", "path": f"./{NAME}"},
+                                                       "policy": {"installation": "AVAILABLE"}}]}
+    (market / ".agents" / "plugins" / "marketplace.json").write_text(json.dumps(codex_offer, indent=2) + "\n")
     size = sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
     if size > MAX_BYTES:
         raise SystemExit(f"the plugin is {size / 1e6:.0f} MB, more than {MAX_BYTES / 1e6:.0f} MB")

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Learning precision on real Claude Code sessions (make eval).
+"""Learning precision on real Claude Code and Codex sessions (make eval).
 
-    python3 scripts/learning_eval.py [--write docs/EVAL.md] [--details]
+    python3 scripts/learning_eval.py [--write docs/EVAL.md] [--details] [--corpus claude|codex]
 
 `errkb learn` reads the labelled real sessions (tests/fixtures/real_sessions,
-gunzipped into a temporary folder laid out as ~/.claude/projects) into an
-empty knowledge base. Every error it learned a fix for (`learned_errors`:
+gunzipped into a temporary folder laid out as ~/.claude/projects; and
+tests/fixtures/codex_sessions, the Codex CLI's rollouts, laid out as
+~/.codex/sessions) into an empty knowledge base, one per corpus. Every error it learned a fix for (`learned_errors`:
 the error, the success that showed it fixed, the steps kept) is judged
 against the labels written by hand from the transcripts alone
 (tests/fixtures/real_sessions/LABELS.md):
@@ -23,10 +24,15 @@ Weak fixes (the same command with nothing changed) are stored but never
 advised, and are counted apart. A clearly fixed error (labelled a fixed
 error) with no fix learned is a miss.
 
-The sources are reported in two parts: those the learning rules were
-written on, and those held out from rule-writing
+Both corpora are judged by the same rules. In the Codex corpus a call is
+named by its `call_id`; the edits of one `apply_patch` are stored as
+`<call_id>`, `<call_id>:2` … (each hunk an edit), and count as that call.
+
+The Claude Code sources are reported in two parts: those the learning
+rules were written on, and those held out from rule-writing
 (tests/fixtures/real_sessions/held_out.txt), whose transcripts and labels
-were not read while the rules were written.
+were not read while the rules were written. The Codex corpus is one part:
+its sources were all read while the rules were written.
 """
 import argparse
 import gzip
@@ -43,6 +49,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "dist" / "errkb"
 SESSIONS = ROOT / "tests" / "fixtures" / "real_sessions"
+CODEX_SESSIONS = ROOT / "tests" / "fixtures" / "codex_sessions"
+CORPORA = {"claude": SESSIONS, "codex": CODEX_SESSIONS}
 
 
 def held_out():
@@ -71,9 +79,9 @@ def sources_of_calls():
     return out
 
 
-def labels():
+def labels(sessions=SESSIONS):
     out = {}
-    for path in sorted((SESSIONS / "labels").glob("*.jsonl")):
+    for path in sorted((sessions / "labels").glob("*.jsonl")):
         for line in path.read_text().splitlines():
             if line.strip():
                 label = json.loads(line)
@@ -81,19 +89,20 @@ def labels():
     return out
 
 
-def unpack(into):
-    """The transcripts, gunzipped, as ~/.claude/projects/<source>/… ."""
-    for gz in sorted(SESSIONS.rglob("*.jsonl.gz")):
-        rel = gz.relative_to(SESSIONS).with_suffix("")  # drop .gz
+def unpack(into, sessions=SESSIONS):
+    """The transcripts, gunzipped, as ~/.claude/projects/<source>/… (or
+    ~/.codex/sessions/<source>/…)."""
+    for gz in sorted(sessions.rglob("*.jsonl.gz")):
+        rel = gz.relative_to(sessions).with_suffix("")  # drop .gz
         dest = into / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         with gzip.open(gz, "rb") as src, open(dest, "wb") as out:
             shutil.copyfileobj(src, out)
 
 
-def learn(work):
+def learn(work, sessions=SESSIONS):
     projects = work / "projects"
-    unpack(projects)
+    unpack(projects, sessions)
     db = work / "kb.db"
     proc = subprocess.run([str(RUNNER), "--db", str(db), "learn", str(projects)], capture_output=True, text=True,
                           env={**os.environ, "HOME": str(work)})
@@ -110,9 +119,17 @@ def learned_pairs(db):
                             "FROM learned_errors AS l JOIN fixes AS f ON f.id = l.fix_id").fetchall()
     pairs = []
     for event_id, success_id, steps, weak, resolution in rows:
-        pairs.append((ids.get(event_id), ids.get(success_id), [ids.get(s) for s in json.loads(steps or "[]")],
-                      bool(weak), json.loads(resolution)))
+        pairs.append((call(ids.get(event_id)), call(ids.get(success_id)),
+                      [call(ids.get(s)) for s in json.loads(steps or "[]")], bool(weak), json.loads(resolution)))
     return pairs
+
+
+def call(tool_use_id):
+    """The call an event is of: a Codex patch's later edits (`<call_id>:2`
+    …) are of the patch's call."""
+    if tool_use_id and ":" in tool_use_id and tool_use_id.rsplit(":", 1)[1].isdigit():
+        return tool_use_id.rsplit(":", 1)[0]
+    return tool_use_id
 
 
 def judge(pair, label):
@@ -136,10 +153,11 @@ def judge(pair, label):
     return "useful", ""
 
 
-def evaluate():
-    truth = labels()
+def evaluate(corpus="claude"):
+    sessions = CORPORA[corpus]
+    truth = labels(sessions)
     with tempfile.TemporaryDirectory(prefix="errkb-learning-eval-") as tmp:
-        db, summary = learn(Path(tmp))
+        db, summary = learn(Path(tmp), sessions)
         pairs = learned_pairs(db)
     verdicts = []
     for pair in pairs:
@@ -148,7 +166,8 @@ def evaluate():
     learned = {p[0] for p in pairs}
     fixed = [l for l in truth.values() if l["kind"] == "error" and l["fixed"] == "yes"]
     missed = [l for l in fixed if l["error"] not in learned]
-    return {"summary": summary, "verdicts": verdicts, "fixed": fixed, "missed": missed, "labels": truth}
+    return {"summary": summary, "verdicts": verdicts, "fixed": fixed, "missed": missed, "labels": truth,
+            "corpus": corpus}
 
 
 def parts(r):
@@ -172,6 +191,7 @@ def parts(r):
             "fixed": [l for l in r["fixed"] if keep(l["source"])],
             "missed": [l for l in r["missed"] if keep(l["source"])],
             "labels": {k: l for k, l in r["labels"].items() if keep(l["source"])},
+            "corpus": r["corpus"],
         }
     return split
 
@@ -189,9 +209,10 @@ def report(r):
     useful_fixed = [l for l in r["fixed"] if l["useful"]]
     useful_missed = [l for l in r["missed"] if l["useful"]]
     n = len(advised)
+    where = CORPORA[r["corpus"]].relative_to(ROOT)
     lines = [
         f"{len(r['labels'])} failed tool calls in {len({l['file'] for l in r['labels'].values()})} transcripts "
-        f"(tests/fixtures/real_sessions); {fixed} of them are errors the transcript shows fixed.",
+        f"({where}); {fixed} of them are errors the transcript shows fixed.",
         "",
         "| learned pairs (advised) | count | share |",
         "|---|---:|---:|",
@@ -221,14 +242,22 @@ def details(r):
     return "\n".join(out)
 
 
-def write_section(path, text):
-    begin, end = "<!-- begin learning (scripts/learning_eval.py) -->", "<!-- end learning -->"
+SECTIONS = {
+    "claude": ("<!-- begin learning (scripts/learning_eval.py) -->", "<!-- end learning -->",
+               "## Learning from real sessions"),
+    "codex": ("<!-- begin learning codex (scripts/learning_eval.py) -->", "<!-- end learning codex -->",
+              "## Learning from real Codex sessions"),
+}
+
+
+def write_section(path, text, corpus="claude"):
+    begin, end, title = SECTIONS[corpus]
     doc = path.read_text()
     block = f"{begin}\n{text}\n{end}"
     if begin in doc:
         doc = doc[:doc.index(begin)] + block + doc[doc.index(end) + len(end):]
     else:
-        doc = doc.rstrip("\n") + "\n\n## Learning from real sessions\n\n" + block + "\n"
+        doc = doc.rstrip("\n") + f"\n\n{title}\n\n" + block + "\n"
     path.write_text(doc)
 
 
@@ -237,21 +266,31 @@ def main():
     ap.add_argument("--write", type=Path, help="also write the report into this Markdown file's learning section")
     ap.add_argument("--details", action="store_true",
                     help="print every wrong or useless pair and every miss (of the sources the rules are written on)")
+    ap.add_argument("--corpus", choices=sorted(CORPORA), action="append",
+                    help="the corpus to judge (repeatable) [default: both]")
     args = ap.parse_args()
-    r = evaluate()
-    sections = []
-    for name, part in parts(r).items():
-        sources = sorted({l["source"] for l in part["labels"].values()})
-        sections.append(f"### Sources {name} ({len(sources)}: {', '.join(sources)})\n\n{report(part)}")
-    text = "\n\n".join(sections)
-    print(r["summary"].rstrip())
-    print(text)
-    if args.details:
-        # (only of the sources the rules are written on: the held-out ones
-        # are measured, never read)
-        print(details(parts(r)["written on"]))
-    if args.write:
-        write_section(args.write, text)
+    for corpus in args.corpus or ["claude", "codex"]:
+        r = evaluate(corpus)
+        if corpus == "claude":
+            split = parts(r)
+            sections = []
+            for name, part in split.items():
+                sources = sorted({l["source"] for l in part["labels"].values()})
+                sections.append(f"### Sources {name} ({len(sources)}: {', '.join(sources)})\n\n{report(part)}")
+            text = "\n\n".join(sections)
+            # (only of the sources the rules are written on: the held-out
+            # ones are measured, never read)
+            shown = split["written on"]
+        else:
+            text = report(r)
+            shown = r
+        print(f"== {corpus}")
+        print(r["summary"].rstrip())
+        print(text)
+        if args.details:
+            print(details(shown))
+        if args.write:
+            write_section(args.write, text, corpus)
 
 
 if __name__ == "__main__":

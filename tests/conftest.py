@@ -91,7 +91,9 @@ def bare_extension(tmp_path):
 def runner(*args, stdin=None, env=None, check=False, cwd=None, timeout=120):
     """Run dist/errkb with `args`; stdin as text. A run past `timeout`
     seconds fails the test (subprocess.TimeoutExpired) instead of hanging it."""
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("ERRKB_")}
+    # (nor the agents' own folders: a test's HOME holds its ~/.claude and ~/.codex)
+    full_env = {k: v for k, v in os.environ.items()
+                if not k.startswith("ERRKB_") and k not in ("CODEX_HOME", "CLAUDE_CONFIG_DIR")}
     full_env.update(LANGUAGE_ENV)
     full_env.update(env or {})
     proc = subprocess.run(

@@ -127,8 +127,9 @@ pub fn analyse_shown(line: &str) -> Vec<Command> {
 
 /// The same command without an unknown program in front of a known tool:
 /// `rtk bun run test` → `bun run test`, `mytool git push` → `git push`.
+/// A program that only looks (`which pytest`, `file app.py`) runs nothing.
 pub fn without_front(command: &Command) -> Option<Command> {
-    if is_known(&command.program) {
+    if is_known(&command.program) || INSPECTION.contains(&command.program.as_str()) {
         return None;
     }
     // its positional words are the inner command's (its options were
@@ -1723,6 +1724,7 @@ mod tests {
         assert_eq!(inner.subject, "bun run test");
         assert!(without_front(&analyse("npm test").unwrap()).is_none());
         assert!(without_front(&analyse("mytool --fast report.txt").unwrap()).is_none());
+        assert!(without_front(&analyse("which pytest").unwrap()).is_none());
     }
 
     #[test]

@@ -49,30 +49,44 @@ pub enum Command {
         #[arg(long, value_delimiter = ',')]
         tool_sequence: Vec<String>,
     },
-    /// Run a Claude Code hook: the payload on stdin, the answer on stdout;
+    /// Run a hook of an agent: the payload on stdin, the answer on stdout;
     /// always exits 0 (failures go to ~/.reflexion/logs/hooks.log)
     Hook {
+        /// The agent that runs it
+        #[arg(long, value_enum, default_value_t = Agent::Claude)]
+        agent: Agent,
         /// The hook event, e.g. PostToolUseFailure
         event: String,
     },
     /// Install the hooks into Claude Code (~/.claude/settings.json) and
-    /// what they run into ~/.reflexion
+    /// Codex (~/.codex/hooks.json), and what they run into ~/.reflexion
     Install {
         /// Show what would change; change nothing
         #[arg(long)]
         dry_run: bool,
+        /// The agents to set up (repeatable) [default: each one found on
+        /// this machine; Claude Code when none is]
+        #[arg(long, value_enum)]
+        agent: Vec<Agent>,
     },
-    /// Remove errkb's hooks from Claude Code's settings (data stays)
+    /// Remove errkb's hooks from Claude Code and Codex (data stays)
     Uninstall {
         /// Show what would change; change nothing
         #[arg(long)]
         dry_run: bool,
+        /// The agents to remove them from (repeatable) [default: both]
+        #[arg(long, value_enum)]
+        agent: Vec<Agent>,
     },
     /// Check the database, extension, model and hooks; show recent hook failures
     Doctor,
-    /// Print the hooks as a Claude Code plugin's hooks/hooks.json
-    PluginHooks,
-    /// errkb as a Claude Code plugin
+    /// Print the hooks as a plugin's hooks file (Claude Code's
+    /// hooks/hooks.json, or with --agent codex Codex's)
+    PluginHooks {
+        #[arg(long, value_enum, default_value_t = Agent::Claude)]
+        agent: Agent,
+    },
+    /// errkb as a plugin (Claude Code's marketplace, which Codex reads too)
     Plugin {
         #[command(subcommand)]
         action: PluginAction,
@@ -82,10 +96,12 @@ pub enum Command {
     Migrate,
     /// Embed every knowledge-base entry that has no vector yet
     Embed,
-    /// Learn from Claude Code's transcripts what the hooks would have
-    /// learned (errors, and the fixes that followed); safe to run again
+    /// Learn from Claude Code's transcripts and Codex's session files what
+    /// the hooks would have learned (errors, and the fixes that followed);
+    /// safe to run again
     Learn {
-        /// Transcript files or folders [default: ~/.claude/projects]
+        /// Transcript or session files, or folders [default: ~/.claude/projects,
+        /// ~/.codex/sessions and ~/.codex/archived_sessions]
         paths: Vec<PathBuf>,
     },
     /// Read the machine's gettext catalogs for your languages, so that
@@ -132,6 +148,24 @@ pub enum Command {
         #[arg(long = "param", value_name = "NAME=VALUE", value_parser = script::parse_param)]
         params: Vec<(String, String)>,
     },
+}
+
+/// The coding agents errkb serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Agent {
+    /// Anthropic's Claude Code
+    Claude,
+    /// OpenAI's Codex CLI
+    Codex,
+}
+
+impl Agent {
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Claude => "Claude Code",
+            Agent::Codex => "Codex",
+        }
+    }
 }
 
 #[derive(Subcommand)]

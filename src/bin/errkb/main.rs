@@ -17,7 +17,9 @@ use anyhow::Result;
 use clap::Parser;
 
 use cli::{Cli, Command};
-use commands::{catalog, doctor, embed, hook, hub, install, learn, migrate, model, plugin, record, run, search};
+use commands::{
+    catalog, doctor, embed, hook, hub, install, install_codex, learn, migrate, model, plugin, record, run, search,
+};
 use runtime::{db, paths};
 
 fn main() -> ExitCode {
@@ -37,8 +39,8 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         // A hook never fails: it logs what went wrong and exits 0. Paths are
         // resolved inside, so that even a missing HOME is logged.
-        Command::Hook { event } => {
-            hook::run(&event, cli.db);
+        Command::Hook { event, agent } => {
+            hook::run(&event, agent, cli.db);
             Ok(ExitCode::SUCCESS)
         }
         Command::Doctor => doctor::command(&paths::database(cli.db)?, paths::extension(cli.extension), out),
@@ -66,21 +68,26 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Catalog { langs } => catalog::command(&paths::database(cli.db)?, langs, out),
         Command::Migrate => migrate::run(&paths::database(cli.db)?, out),
         Command::Learn { paths: files } => learn::command(&paths::database(cli.db)?, files, out),
-        Command::PluginHooks => {
-            write!(out, "{}", install::plugin_hooks_json())?;
+        Command::PluginHooks { agent } => {
+            let hooks = match agent {
+                cli::Agent::Claude => install::plugin_hooks_json(),
+                cli::Agent::Codex => install_codex::plugin_hooks_json(),
+            };
+            write!(out, "{hooks}")?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Plugin {
             action: cli::PluginAction::Path,
         } => plugin::path(out),
-        Command::Install { dry_run } => install::command(
+        Command::Install { dry_run, agent } => install::command(
             &paths::database(cli.db)?,
             &paths::extension(cli.extension)?,
             dry_run,
+            &agent,
             out,
         ),
-        Command::Uninstall { dry_run } => {
-            install::uninstall(dry_run, out)?;
+        Command::Uninstall { dry_run, agent } => {
+            install::uninstall(dry_run, &agent, out)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Model { action } => model::command(action, out),

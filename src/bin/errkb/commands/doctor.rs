@@ -2,7 +2,8 @@
 //!
 //! It reports what the installed hooks will use, whichever errkb runs it:
 //! the program Claude Code's hooks start (from settings.json, or errkb's
-//! plugin), the model and ONNX Runtime that program finds, and whether the
+//! plugin), Codex's (hooks.json and their trust in config.toml, or errkb's
+//! Codex plugin), the model and ONNX Runtime that program finds, and whether the
 //! model loads in it. Each problem comes with a command that fixes the
 //! installed setup. It tells a full disk, read-only files, a damaged file
 //! and a schema newer than this program apart, and advises moving the
@@ -119,10 +120,11 @@ pub fn run(db_path: &Path, shell_extension: Result<PathBuf>, out: &mut impl Writ
     let data_folder_usable = check_data_folder(r)?;
     check_config(r)?;
     let runner = check_hooks(r)?;
+    let codex_runner = check_codex_hooks(r)?;
     check_shell_extension(r, shell_extension, &field("Version"))?;
     check_disk(r, db_path)?;
     let stored_model = check_database(r, db_path)?;
-    check_model(r, runner.as_deref(), stored_model)?;
+    check_model(r, runner.or(codex_runner).as_deref(), stored_model)?;
     check_hub(r, db_path)?;
     check_hook_log(r, db_path, data_folder_usable)?;
     Ok(report.healthy)
@@ -336,6 +338,14 @@ fn check_hooks(r: &mut Report) -> Result<Option<PathBuf>> {
         Some(exe) if *exe != runner => format!("{} install", exe.display()),
         _ => "errkb install (from the errkb you want installed)".to_owned(),
     };
+    if installed.is_empty() && crate::commands::install::claude_found().is_none() {
+        r.line(
+            Status::Off,
+            "hooks",
+            "Claude Code is not on this machine (no ~/.claude, no claude on PATH): no hooks for it",
+        )?;
+        return Ok(None);
+    }
     if !missing.is_empty() {
         r.fail(
             "hooks",
@@ -353,8 +363,58 @@ fn check_hooks(r: &mut Report) -> Result<Option<PathBuf>> {
     Ok(Some(runner))
 }
 
+/// How Codex runs errkb's hooks (installed in hooks.json or by errkb's
+/// Codex plugin, and trusted), and the program they run.
+fn check_codex_hooks(r: &mut Report) -> Result<Option<PathBuf>> {
+    use crate::commands::install_codex::{self, Status as Codex};
+    const LABEL: &str = "codex hooks";
+    let this = std::env::current_exe().ok();
+    let runner_of_install = paths::data_root()?.join("bin").join("errkb");
+    let install_here = || match &this {
+        Some(exe) if *exe != runner_of_install => format!("{} install --agent codex", exe.display()),
+        _ => "errkb install --agent codex (from the errkb you want installed)".to_owned(),
+    };
+    match install_codex::status()? {
+        Codex::NoCodex => {
+            r.line(
+                Status::Off,
+                LABEL,
+                "Codex is not on this machine (no ~/.codex, no codex on PATH)",
+            )?;
+            Ok(None)
+        }
+        Codex::NotInstalled { home } => {
+            r.warn(
+                LABEL,
+                format!(
+                    "Codex is here ({}), but errkb's hooks are not installed for it",
+                    home.display()
+                ),
+                install_here(),
+            )?;
+            Ok(None)
+        }
+        Codex::Broken { what } => {
+            r.fail(LABEL, what, install_here())?;
+            Ok(None)
+        }
+        Codex::Off { what } => {
+            r.line(Status::Off, LABEL, what)?;
+            Ok(None)
+        }
+        Codex::Ready { how, runner } => {
+            check_runner_as(r, LABEL, &runner, &how, install_here)?;
+            Ok(Some(runner))
+        }
+    }
+}
+
 /// The hooks' program: there, runnable, and the same version as this one.
 fn check_runner(r: &mut Report, runner: &Path, how: &str, remedy: impl Fn() -> String) -> Result<()> {
+    check_runner_as(r, "hooks", runner, how, remedy)
+}
+
+fn check_runner_as(r: &mut Report, label: &str, runner: &Path, how: &str, remedy: impl Fn() -> String) -> Result<()> {
     let version = Command::new(runner)
         .arg("--version")
         .stdin(Stdio::null())
@@ -364,28 +424,22 @@ fn check_runner(r: &mut Report, runner: &Path, how: &str, remedy: impl Fn() -> S
         Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_owned(),
         Ok(out) => {
             return r.fail(
-                "hooks",
+                label,
                 format!("{how}; {} fails ({})", runner.display(), out.status),
                 remedy(),
             )
         }
-        Err(e) => {
-            return r.fail(
-                "hooks",
-                format!("{how}; cannot run {}: {e}", runner.display()),
-                remedy(),
-            )
-        }
+        Err(e) => return r.fail(label, format!("{how}; cannot run {}: {e}", runner.display()), remedy()),
     };
     let ours = format!("errkb {}", env!("CARGO_PKG_VERSION"));
     if version != ours {
         return r.fail(
-            "hooks",
+            label,
             format!("{how}; they run {} ({version}), this is {ours}", runner.display()),
             remedy(),
         );
     }
-    r.ok("hooks", format!("{how}; they run {} ({version})", runner.display()))
+    r.ok(label, format!("{how}; they run {} ({version})", runner.display()))
 }
 
 /// Where Claude Code installed `plugin` (`name@marketplace`), from its

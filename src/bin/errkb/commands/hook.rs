@@ -1,6 +1,9 @@
 //! `errkb hook <Event>`: what Claude Code runs. Reads the payload from
 //! standard input, runs `sql/hooks/<Event>.sql` with it bound as `:stdin`,
 //! and prints what the script selects (the JSON to inject), or nothing.
+//! `errkb hook --agent codex <Event>` is what Codex runs: its payload is
+//! made into the ones the same scripts read (`runtime/codex.rs`), and the
+//! answer into Codex's.
 //!
 //! A hook never blocks the agent: whatever happens it exits 0 and prints
 //! nothing but the script's answer; a failure is written to the hook log
@@ -15,6 +18,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
+use crate::cli::Agent;
+use crate::runtime::codex;
 use crate::runtime::db::{self, Access};
 use crate::runtime::hooks;
 use crate::runtime::script::{self, Params};
@@ -24,14 +29,16 @@ use crate::runtime::{paths, payload};
 const BUDGET: Duration = Duration::from_millis(1800);
 
 /// Run the hook; errors are logged, never returned. Always "success".
-pub fn run(event: &str, db_path: Option<PathBuf>) {
+pub fn run(event: &str, agent: Agent, db_path: Option<PathBuf>) {
     // A panic is caught and logged below; the default hook would also
     // print it to stderr, which Claude Code shows the user.
     std::panic::set_hook(Box::new(|_| {}));
     // a failure's search may load the model, and runs it once
     errkb::embedding::embed::load_for_one_run();
     let started = Instant::now();
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_script(event, db_path, started)));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_script(event, agent, db_path, started)
+    }));
     let failure = match outcome {
         Ok(Ok(())) => return,
         Ok(Err(e)) => format!("{e:#}"),
@@ -40,7 +47,7 @@ pub fn run(event: &str, db_path: Option<PathBuf>) {
     log_failure(event, &failure);
 }
 
-fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result<()> {
+fn run_script(event: &str, agent: Agent, db_path: Option<PathBuf>, started: Instant) -> Result<()> {
     let mut payload = Vec::new();
     std::io::stdin()
         .read_to_end(&mut payload)
@@ -48,49 +55,115 @@ fn run_script(event: &str, db_path: Option<PathBuf>, started: Instant) -> Result
     if !enabled() {
         return Ok(());
     }
-    let hook = hooks::find(event)?;
-    let sql = hooks::script_of(hook)?;
+    // The scripts to run, each with its payload: Claude Code's event's own;
+    // for Codex, what its payload amounts to (see runtime/codex.rs).
+    let (runs, turn_id) = match agent {
+        Agent::Claude => {
+            let hook = hooks::find(event)?;
+            (
+                vec![codex::Run {
+                    event: hook.event,
+                    payload,
+                }],
+                None,
+            )
+        }
+        Agent::Codex => {
+            let hook = codex::find(event)?;
+            let adapted = codex::adapt(hook.event, payload);
+            if let Some(note) = adapted.note {
+                log_failure(event, &format!("warning: {note}"));
+            }
+            (adapted.runs, Some(adapted.turn_id))
+        }
+    };
+    if runs.is_empty() {
+        return Ok(());
+    }
     let db_path = paths::database(db_path)?;
     let mut conn = db::open(&db_path, Access::ReadWrite)?;
-    if hook.writes {
+    if runs.iter().any(|run| hooks::find(run.event).is_ok_and(|h| h.writes)) {
         conn.checkpoint_if_long();
     }
     // Interrupt whatever statement runs past the budget (checked every
     // 1000 VM steps; a statement waiting on a lock is bounded by the busy
     // timeout instead, and writing the event may wait for it).
     conn.progress_handler(1000, Some(move || started.elapsed() > BUDGET))?;
-    let input = payload::for_script(event, payload, hook.unread, hook.read_for)?;
-    for problem in input.problems {
-        log_failure(event, &format!("warning: {problem}"));
+    if let Some(turn_id) = turn_id {
+        // every event stored says it came from Codex (sql/agent.sql)
+        let mut params = Params::default();
+        params.set("agent", codex::AGENT);
+        if let Some(turn_id) = turn_id {
+            params.set("turn_id", turn_id);
+        }
+        script::run(&conn, codex::AGENT_SQL, &params, &mut std::io::sink()).context("agent.sql")?;
     }
-    let mut params = Params::default();
-    params.set("stdin", input.stdin);
-    if let Some(content) = input.file_content {
-        params.set("file_content", content);
+    let mut outputs = Vec::with_capacity(runs.len());
+    for (n, run) in runs.into_iter().enumerate() {
+        if n > 0 {
+            // the script's temp tables, made by the run before (one process,
+            // one connection: a patch's edits run the same script in turn)
+            drop_temp_tables(&conn)?;
+        }
+        let hook = hooks::find(run.event)?;
+        let sql = hooks::script_of(hook)?;
+        let input = payload::for_script(run.event, run.payload, hook.unread, hook.read_for)?;
+        for problem in input.problems {
+            log_failure(event, &format!("warning: {problem}"));
+        }
+        let mut params = Params::default();
+        params.set("stdin", input.stdin);
+        if let Some(content) = input.file_content {
+            params.set("file_content", content);
+        }
+        if let Some(output) = input.output {
+            params.set("output", output);
+        }
+        if let Some(subagent) = input.subagent {
+            params.set("subagent", subagent);
+        }
+        let mut out = Vec::new();
+        let result = script::run(&conn, &sql, &params, &mut out).with_context(|| {
+            format!(
+                "{}.sql on {}{}",
+                run.event,
+                db_path.display(),
+                db::storage_hint(&db_path)
+            )
+        });
+        // A search stage that failed is passed over (no advice); say why in the
+        // log. (What errkb_last_search_error() answers, asked of the extension
+        // linked in: no statement to compile.)
+        if let Some(failure) = errkb::take_last_search_failure() {
+            log_failure(event, &format!("search stage skipped: {failure}"));
+        }
+        result?;
+        outputs.push(out);
     }
-    if let Some(output) = input.output {
-        params.set("output", output);
-    }
-    if let Some(subagent) = input.subagent {
-        params.set("subagent", subagent);
-    }
-    let mut out = Vec::new();
-    let result = script::run(&conn, &sql, &params, &mut out)
-        .with_context(|| format!("{event}.sql on {}{}", db_path.display(), db::storage_hint(&db_path)));
-    // A search stage that failed is passed over (no advice); say why in the
-    // log. (What errkb_last_search_error() answers, asked of the extension
-    // linked in: no statement to compile.)
-    if let Some(failure) = errkb::take_last_search_failure() {
-        log_failure(event, &format!("search stage skipped: {failure}"));
-    }
-    result?;
     conn.leave_open();
     if event == "SessionEnd" {
         // Sync with the team's hub and embed whatever needs it, in a
         // process of its own, and return now.
         return start_after_session_job(&db_path);
     }
-    std::io::stdout().write_all(&out)?;
+    let answer = match agent {
+        Agent::Claude => outputs.concat(),
+        Agent::Codex => codex::answer(event, &outputs).unwrap_or_default().into_bytes(),
+    };
+    std::io::stdout().write_all(&answer)?;
+    Ok(())
+}
+
+/// The temp tables a script made on this connection, dropped (but
+/// `sql/agent.sql`'s, which every run shares).
+fn drop_temp_tables(conn: &rusqlite::Connection) -> Result<()> {
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM temp.sqlite_schema WHERE type = 'table' AND name <> 'errkb_agent'")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for table in tables {
+        conn.execute_batch(&format!("DROP TABLE temp.\"{}\"", table.replace('"', "\"\"")))?;
+    }
     Ok(())
 }
 

@@ -1,5 +1,6 @@
 //! `errkb install` / `errkb uninstall`: the hooks in Claude Code's
-//! settings.json, and the files they run, under ~/.reflexion.
+//! settings.json (and Codex's hooks.json: `install_codex.rs`), and the
+//! files they run, under ~/.reflexion.
 //!
 //! Install copies the runner, the extension, ONNX Runtime and the model in
 //! use to ~/.reflexion/{bin,lib} (so hooks work without the source tree), the
@@ -23,6 +24,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde_json::{json, Map, Value};
 
+use crate::cli::Agent;
+use crate::commands::install_codex;
 use crate::runtime::{config_file, hooks, paths};
 
 /// What marks a settings.json hook command as errkb's.
@@ -153,11 +156,11 @@ fn with_errkb(settings: Value) -> Value {
     settings
 }
 
-fn render(settings: &Value) -> String {
+pub(crate) fn render(settings: &Value) -> String {
     serde_json::to_string_pretty(settings).unwrap_or_default() + "\n"
 }
 
-fn read_settings(path: &Path) -> Result<(String, Value)> {
+pub(crate) fn read_settings(path: &Path) -> Result<(String, Value)> {
     match std::fs::read_to_string(path) {
         Ok(text) if text.trim().is_empty() => Ok((text, json!({}))),
         Ok(text) => {
@@ -176,14 +179,17 @@ fn read_settings(path: &Path) -> Result<(String, Value)> {
 
 /// Write `text` to `path`, keeping the previous version as a timestamped
 /// backup. Returns the backup's path, if there was a previous version.
-fn write_with_backup(path: &Path, old: &str, text: &str) -> Result<Option<PathBuf>> {
+pub(crate) fn write_with_backup(path: &Path, old: &str, text: &str) -> Result<Option<PathBuf>> {
     std::fs::create_dir_all(path.parent().context("settings directory")?)?;
     let backup = if path.exists() {
         Some(write_backup(path, old)?)
     } else {
         None
     };
-    let staging = path.with_extension("json.errkb-tmp");
+    let staging = path.with_file_name(format!(
+        "{}.errkb-tmp",
+        path.file_name().context("settings file name")?.to_string_lossy()
+    ));
     std::fs::write(&staging, text)?;
     std::fs::rename(&staging, path)?;
     Ok(backup)
@@ -217,7 +223,7 @@ fn write_backup(path: &Path, old: &str) -> Result<PathBuf> {
     anyhow::bail!("cannot find a free backup name beside {}", path.display())
 }
 
-fn diff(old: &str, new: &str, name: &str) -> String {
+pub(crate) fn diff(old: &str, new: &str, name: &str) -> String {
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .header(name, name)
@@ -282,7 +288,7 @@ enum FileSource {
     Script(&'static str),
 }
 
-pub fn install(extension: &Path, dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
+pub fn install(extension: &Path, dry_run: bool, agents: &[Agent], out: &mut impl std::io::Write) -> Result<()> {
     for (source, dest) in files(extension)? {
         match source {
             FileSource::Path(src) => {
@@ -320,13 +326,56 @@ pub fn install(extension: &Path, dry_run: bool, out: &mut impl std::io::Write) -
             )?;
         }
     }
-    if plugin_enabled(&read_settings(&settings_path()?)?.1) {
+    for agent in agents {
+        match agent {
+            Agent::Claude => {
+                if plugin_enabled(&read_settings(&settings_path()?)?.1) {
+                    writeln!(
+                        out,
+                        "errkb's Claude Code plugin is enabled: its hooks run errkb, settings.json gets none"
+                    )?;
+                }
+                update_settings(with_errkb, dry_run, out)?;
+            }
+            Agent::Codex => install_codex::install(dry_run, out)?,
+        }
+    }
+    Ok(())
+}
+
+/// Whether Claude Code is on this machine: its folder, or `claude` on PATH.
+pub fn claude_found() -> Option<String> {
+    paths::claude_dir()
+        .ok()
+        .filter(|d| d.is_dir())
+        .map(|d| d.display().to_string())
+        .or_else(|| paths::on_path("claude").map(|p| p.display().to_string()))
+}
+
+/// The agents to set up when none is named: each one found on this
+/// machine (its folder, or its program on PATH), said; Claude Code when
+/// none is.
+pub fn agents_found(out: &mut impl std::io::Write) -> Result<Vec<Agent>> {
+    let claude = claude_found();
+    let mut agents = Vec::new();
+    let mut said = Vec::new();
+    for (agent, found) in [(Agent::Claude, claude), (Agent::Codex, install_codex::found())] {
+        if let Some(found) = found {
+            said.push(format!("{} ({found})", agent.name()));
+            agents.push(agent);
+        }
+    }
+    if agents.is_empty() {
         writeln!(
             out,
-            "errkb's Claude Code plugin is enabled: its hooks run errkb, settings.json gets none"
+            "no agent found (~/.claude or claude on PATH, ~/.codex or codex on PATH): setting up Claude Code; \
+             errkb install --agent codex sets up Codex"
         )?;
+        agents.push(Agent::Claude);
+    } else {
+        writeln!(out, "setting up errkb for: {}", said.join(", "))?;
     }
-    update_settings(with_errkb, dry_run, out)
+    Ok(agents)
 }
 
 /// The model the installed hooks will use, said plainly: one configured
@@ -600,8 +649,14 @@ fn install_script(sql: &str, dest: &Path, dry_run: bool, out: &mut impl std::io:
     write(&record, sql)
 }
 
-pub fn uninstall(dry_run: bool, out: &mut impl std::io::Write) -> Result<()> {
-    update_settings(without_errkb, dry_run, out)?;
+pub fn uninstall(dry_run: bool, agents: &[Agent], out: &mut impl std::io::Write) -> Result<()> {
+    let both = [Agent::Claude, Agent::Codex];
+    for agent in if agents.is_empty() { &both[..] } else { agents } {
+        match agent {
+            Agent::Claude => update_settings(without_errkb, dry_run, out)?,
+            Agent::Codex => install_codex::uninstall(dry_run, out)?,
+        }
+    }
     unlink_command(dry_run, out)?;
     if !dry_run {
         writeln!(
@@ -677,9 +732,15 @@ pub fn command(
     db_path: &Path,
     extension: &Path,
     dry_run: bool,
+    agents: &[Agent],
     out: &mut impl std::io::Write,
 ) -> Result<std::process::ExitCode> {
-    install(extension, dry_run, out)?;
+    let agents = if agents.is_empty() {
+        agents_found(out)?
+    } else {
+        agents.to_vec()
+    };
+    install(extension, dry_run, &agents, out)?;
     choose_language(dry_run, out)?;
     let langs = crate::commands::catalog::user_languages();
     if !langs.is_empty() {
@@ -692,7 +753,7 @@ pub fn command(
         }
     }
     if !dry_run {
-        crate::commands::learn::offer(db_path, out)?;
+        crate::commands::learn::offer(db_path, &agents, out)?;
     }
     Ok(std::process::ExitCode::SUCCESS)
 }

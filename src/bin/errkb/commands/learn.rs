@@ -1,5 +1,7 @@
 //! `errkb learn [PATH…]`: a knowledge base from day one, out of the Claude
-//! Code transcripts already on disk (`~/.claude/projects/**/*.jsonl`).
+//! Code transcripts already on disk (`~/.claude/projects/**/*.jsonl`), and
+//! Codex's session files (`~/.codex/sessions/**/*.jsonl`: read by
+//! `learn_codex.rs`; a file's format is told by its first record).
 //!
 //! Each transcript line is one record; assistant records hold `tool_use`
 //! blocks, user records the matching `tool_result` blocks (`is_error`).
@@ -49,8 +51,10 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use crate::cli::Agent;
+use crate::commands::{install_codex, learn_codex};
 use crate::runtime::script::{self, Params};
-use crate::runtime::{db, hooks, paths};
+use crate::runtime::{codex, db, hooks, paths};
 
 #[derive(Debug, Default)]
 pub struct Summary {
@@ -101,6 +105,17 @@ impl std::fmt::Display for Summary {
 /// else `~/.claude/projects`.
 pub fn default_transcripts() -> Result<PathBuf> {
     Ok(paths::claude_dir()?.join("projects"))
+}
+
+/// Where Codex keeps its session files: `$CODEX_HOME/sessions`, else
+/// `~/.codex/sessions`.
+pub fn default_codex_sessions() -> Result<PathBuf> {
+    Ok(install_codex::codex_home()?.join("sessions"))
+}
+
+/// Where Codex moves the session files the user archived.
+fn archived_codex_sessions() -> Result<PathBuf> {
+    Ok(install_codex::codex_home()?.join("archived_sessions"))
 }
 
 /// The `.jsonl` files under `paths` (files as given, folders searched),
@@ -191,6 +206,7 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
         shared_until: None,
         summary: Summary::default(),
         sessions: HashSet::new(),
+        tagged: None,
     };
     conn.set_prepared_statement_cache_capacity(
         importer.scripts.success.statement_count() + importer.scripts.failure.statement_count() + 8,
@@ -239,6 +255,9 @@ struct Importer<'c> {
     shared_until: Option<Instant>,
     summary: Summary,
     sessions: HashSet<String>,
+    /// The agent and turn the events now stored are marked with
+    /// (`sql/agent.sql`); None until a Codex call is imported.
+    tagged: Option<(Option<&'static str>, Option<String>)>,
 }
 
 impl Importer<'_> {
@@ -267,7 +286,7 @@ impl Importer<'_> {
         }
         let mut reader = std::io::BufReader::new(std::fs::File::open(file)?);
         self.summary.files += 1;
-        let mut transcript = Transcript::default();
+        let mut transcript = Format::Unknown;
         let mut line = Vec::new();
         loop {
             line.clear();
@@ -333,6 +352,11 @@ impl Importer<'_> {
         for id in self.pending.drain(..) {
             self.known.remove(&id);
         }
+        // the agent's marks may have been made in the transaction undone:
+        // made again before the next call
+        if self.tagged.is_some() {
+            self.tagged = Some((Some("unknown"), None));
+        }
         self.scripts.success.forget_tables(self.conn);
         self.scripts.failure.forget_tables(self.conn);
     }
@@ -344,6 +368,7 @@ impl Importer<'_> {
             return self.commit_when_due();
         }
         self.pending.push(call.tool_use_id.clone());
+        self.tag(call)?;
         let (event, script, error, is_interrupt) = match &call.outcome {
             Outcome::Success(_) => ("PostToolUse", &mut self.scripts.success, None, None),
             Outcome::Failure(text) => (
@@ -404,6 +429,25 @@ impl Importer<'_> {
         self.commit_when_due()
     }
 
+    /// Events stored from now on say which agent's call they are (only
+    /// once a Codex call comes: Claude Code's stay as they are).
+    fn tag(&mut self, call: &Call) -> Result<()> {
+        let tag = (call.agent, call.turn_id.clone());
+        if self.tagged.is_none() && call.agent.is_none() || self.tagged.as_ref() == Some(&tag) {
+            return Ok(());
+        }
+        let mut params = Params::default();
+        if let Some(agent) = call.agent {
+            params.set("agent", agent);
+        }
+        if let Some(turn_id) = &call.turn_id {
+            params.set("turn_id", turn_id.clone());
+        }
+        script::run(self.conn, codex::AGENT_SQL, &params, &mut std::io::sink())?;
+        self.tagged = Some(tag);
+        Ok(())
+    }
+
     fn commit_when_due(&mut self) -> Result<()> {
         let batch = if self.shared() { BATCH_SHARED } else { BATCH_ALONE };
         if self.batch_started.is_some_and(|t| t.elapsed() >= batch) {
@@ -440,21 +484,24 @@ fn count_fixes(conn: &Connection) -> Result<u64> {
 }
 
 /// One tool call with its result, as the hooks would have seen it.
-struct Call {
+pub(crate) struct Call {
     /// When the result arrived: the time PostToolUse(Failure) fires.
-    ts: String,
-    session_id: String,
-    cwd: Option<String>,
-    agent_id: Option<String>,
-    tool_use_id: String,
-    tool_name: String,
-    tool_input: Box<RawValue>,
-    outcome: Outcome,
+    pub ts: String,
+    pub session_id: String,
+    pub cwd: Option<String>,
+    pub agent_id: Option<String>,
+    pub tool_use_id: String,
+    pub tool_name: String,
+    pub tool_input: Box<RawValue>,
+    pub outcome: Outcome,
     /// The agent an Agent (Task) call started.
-    subagent: Option<String>,
+    pub subagent: Option<String>,
+    /// The agent whose call it is, when not Claude Code's, and its turn.
+    pub agent: Option<&'static str>,
+    pub turn_id: Option<String>,
 }
 
-enum Outcome {
+pub(crate) enum Outcome {
     /// With a shell command's output (as the hook gets it: `:output`).
     Success(Option<String>),
     Failure(String),
@@ -691,12 +738,42 @@ impl Transcript {
                         tool_name: tool_use.name,
                         tool_input: tool_use.input,
                         outcome,
+                        agent: None,
+                        turn_id: None,
                     });
                 }
                 _ => {}
             }
         }
         calls
+    }
+}
+
+/// A file's format, told by its first record: Claude Code's transcript or
+/// Codex's session file.
+enum Format {
+    Unknown,
+    Claude(Transcript),
+    Codex(Box<learn_codex::Rollout>),
+}
+
+impl Format {
+    fn read_line(&mut self, line: &[u8], malformed: &mut u64) -> Vec<Call> {
+        if let Format::Unknown = self {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                return Vec::new();
+            }
+            *self = if learn_codex::is_rollout_start(line) {
+                Format::Codex(Box::default())
+            } else {
+                Format::Claude(Transcript::default())
+            };
+        }
+        match self {
+            Format::Claude(transcript) => transcript.read_line(line, malformed),
+            Format::Codex(rollout) => rollout.read_line(line, malformed),
+            Format::Unknown => Vec::new(),
+        }
     }
 }
 
@@ -763,54 +840,78 @@ struct Payload<'a> {
     tool_response: Option<serde_json::Value>,
 }
 
-/// After install: a knowledge base from the user's past sessions, if they
-/// want it now (asked on a terminal; otherwise said how).
-pub fn offer(db_path: &Path, out: &mut impl std::io::Write) -> Result<()> {
-    let transcripts = default_transcripts()?;
-    let files = transcript_files(std::slice::from_ref(&transcripts));
-    if !transcripts.is_dir() || files.is_empty() {
+/// The folders of past sessions of `agents` that hold any: (the agent's
+/// name, the folder, how many files).
+fn history_of(agents: &[Agent]) -> Result<Vec<(&'static str, PathBuf, usize)>> {
+    let mut found = Vec::new();
+    for agent in agents {
+        let folders = match agent {
+            Agent::Claude => vec![default_transcripts()?],
+            Agent::Codex => vec![default_codex_sessions()?, archived_codex_sessions()?],
+        };
+        for folder in folders {
+            let files = transcript_files(std::slice::from_ref(&folder)).len();
+            if folder.is_dir() && files > 0 {
+                found.push((agent.name(), folder, files));
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// After install: a knowledge base from the user's past sessions with the
+/// agents set up, if they want it now (asked on a terminal; otherwise said
+/// how).
+pub fn offer(db_path: &Path, agents: &[Agent], out: &mut impl std::io::Write) -> Result<()> {
+    let found = history_of(agents)?;
+    if found.is_empty() {
         return Ok(());
     }
+    let said = found
+        .iter()
+        .map(|(agent, folder, files)| format!("{files} past {agent} sessions in {}", folder.display()))
+        .collect::<Vec<_>>()
+        .join(" and ");
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if interactive {
-        write!(
-            out,
-            "Learn from your {} past Claude Code sessions in {} now? [Y/n] ",
-            files.len(),
-            transcripts.display()
-        )?;
+        write!(out, "Learn from your {said} now? [Y/n] ")?;
         out.flush()?;
         let mut answer = String::new();
         std::io::stdin().read_line(&mut answer)?;
         if matches!(answer.trim().to_lowercase().as_str(), "" | "y" | "yes") {
             let conn = db::open(db_path, db::Access::ReadWrite)?;
-            write!(out, "{}", run(&conn, &[transcripts])?)?;
+            let folders: Vec<PathBuf> = found.into_iter().map(|(_, folder, _)| folder).collect();
+            write!(out, "{}", run(&conn, &folders)?)?;
             writeln!(out, "run 'errkb embed' to make them findable by meaning too")?;
             return Ok(());
         }
     }
-    writeln!(
-        out,
-        "{} past Claude Code sessions in {}: 'errkb learn' learns their errors and fixes",
-        files.len(),
-        transcripts.display()
-    )?;
+    writeln!(out, "{said}: 'errkb learn' learns their errors and fixes")?;
     Ok(())
 }
 
-/// `errkb learn [PATH…]` (default: Claude Code's transcripts folder).
+/// `errkb learn [PATH…]` (default: Claude Code's transcripts folder and
+/// Codex's sessions folder, those that exist).
 pub fn command(db_path: &Path, paths: Vec<PathBuf>, out: &mut impl std::io::Write) -> Result<std::process::ExitCode> {
     let paths = if paths.is_empty() {
-        let default = default_transcripts()?;
-        if !default.is_dir() {
+        let defaults: Vec<PathBuf> = [
+            default_transcripts()?,
+            default_codex_sessions()?,
+            archived_codex_sessions()?,
+        ]
+        .into_iter()
+        .filter(|d| d.is_dir())
+        .collect();
+        if defaults.is_empty() {
             writeln!(
                 out,
-                "no Claude Code transcripts in {} (nothing to learn)",
-                default.display()
+                "no Claude Code transcripts in {} and no Codex sessions in {} (nothing to learn)",
+                default_transcripts()?.display(),
+                default_codex_sessions()?.display()
             )?;
             return Ok(std::process::ExitCode::SUCCESS);
         }
-        vec![default]
+        defaults
     } else {
         paths
     };

@@ -2,6 +2,9 @@
 //! reading a hook's payload, where files live, private file modes, and the
 //! table of hooks.
 
+pub mod codex;
+pub mod codex_patch;
+pub mod codex_rollout;
 pub mod config_file;
 pub mod db;
 pub mod hooks;

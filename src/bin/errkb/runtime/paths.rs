@@ -111,3 +111,12 @@ pub fn claude_dir() -> Result<PathBuf> {
         None => home()?.join(".claude"),
     })
 }
+
+/// `program` on PATH, when it is there (an executable file).
+pub fn on_path(program: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    env::split_paths(&env::var_os("PATH")?)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(program))
+        .find(|path| std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+}
