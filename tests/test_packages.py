@@ -67,8 +67,11 @@ def run(cmd, env, cwd, check=True, **kw):
 
 def assert_doctor_all_ok(report):
     assert report.returncode == 0, report.stdout
-    statuses = {line.split()[0] for line in report.stdout.splitlines() if line and not line.startswith(" ")}
-    assert statuses == {"ok"}, report.stdout
+    lines = [line for line in report.stdout.splitlines() if line and not line.startswith(" ")]
+    # every check passes; the only one switched off is the agent this
+    # machine does not have (Claude Code is installed, Codex is not)
+    assert all(line.split()[0] == "ok" or line.split()[:3] == ["off", "codex", "hooks"] for line in lines), \
+        report.stdout
     assert "loads and embeds in" in report.stdout, report.stdout
 
 
