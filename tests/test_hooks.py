@@ -114,7 +114,8 @@ def test_an_unrelated_success_learns_nothing_the_retry_does(home):
     hook(home, "PostToolUse", payload("s", "Bash", {"command": "cd /work/app && python app.py"}))
     rows = db_rows(home, "SELECT json_extract(resolution, '$.command'), tool_sequence, s.signature "
                          "FROM error_kb JOIN error_kb_signatures s ON s.error_kb_id = error_kb.id")
-    assert rows == [("cd /work/app && python app.py", '["Bash","Bash","Bash","Bash"]',
+    # (the project folder shown as `.`, as every path in it is relative)
+    assert rows == [("cd . && python app.py", '["Bash","Bash","Bash","Bash"]',
                      "ModuleNotFoundError: No module named <STR>")]
 
 

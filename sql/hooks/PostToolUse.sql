@@ -100,7 +100,7 @@ CREATE TEMP TABLE errkb_continue AS
 SELECT 1 FROM temp.learned
 UNION ALL
 SELECT 1 FROM temp.payload AS p
-     JOIN main.error_kb_files AS ef ON ef.file_name = path_basename(replace(redact_path(p.file_path), p.cwd || '/', ''))
+     JOIN main.error_kb_files AS ef ON ef.file_name = path_basename(redact_path(p.file_path))
      WHERE :event_ts IS NULL AND p.tool IN ('Read', 'Edit', 'Write', 'NotebookEdit')
 LIMIT 1;
 
@@ -126,7 +126,7 @@ SELECT p.ts, l.error_raw, l.error, l.signature, l.headline,
        p.tool, l.tool_sequence, l.weak, p.cwd, p.session_id, l.event_id, l.success_event_id, l.steps
 FROM temp.learned AS l,
      (SELECT tool, session_id, ts, cwd,
-             CASE WHEN tool IN ('Bash', 'PowerShell') THEN substr(replace(trim(command), cwd || '/', ''), 1, 120) END AS command
+             CASE WHEN tool IN ('Bash', 'PowerShell') THEN substr(project_relative(trim(command), cwd), 1, 120) END AS command
       FROM temp.payload) AS p;
 RELEASE learn;
 
@@ -144,7 +144,7 @@ ON CONFLICT (fix_id, replica) DO UPDATE SET helped = helped + 1;
 -- (a second gate: a success that learned stops here).
 CREATE TEMP TABLE errkb_continue_history AS
 SELECT 1 FROM temp.payload AS p
-     JOIN main.error_kb_files AS ef ON ef.file_name = path_basename(replace(redact_path(p.file_path), p.cwd || '/', ''))
+     JOIN main.error_kb_files AS ef ON ef.file_name = path_basename(redact_path(p.file_path))
      WHERE :event_ts IS NULL AND p.tool IN ('Read', 'Edit', 'Write', 'NotebookEdit')
 LIMIT 1;
 
@@ -162,7 +162,7 @@ FROM (SELECT f.uid AS fix_uid, f.error_headline AS headline, f.resolution, f.ori
              coalesce(f.last_used, f.ts) AS ts,
              row_number() OVER (PARTITION BY kb.id
                                 ORDER BY s.own DESC, s.support DESC, s.sessions DESC, s.uses DESC, f.ts DESC) AS rank
-      FROM (SELECT *, replace(redact_path(file_path), cwd || '/', '') AS file FROM temp.payload) AS p
+      FROM (SELECT *, project_relative(redact_path(file_path), cwd) AS file FROM temp.payload) AS p
       CROSS JOIN main.error_kb_files AS ef ON ef.file_name = path_basename(p.file)
       JOIN main.error_kb AS kb ON kb.id = ef.error_kb_id
       JOIN main.fixes AS f ON f.error_kb_id = kb.id
@@ -192,7 +192,7 @@ LIMIT 3;
 -- this agent one again) and told.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,
-       json_object('tool', p.tool, 'kind', 'file', 'key', 'file:' || replace(redact_path(p.file_path), p.cwd || '/', ''),
+       json_object('tool', p.tool, 'kind', 'file', 'key', 'file:' || project_relative(redact_path(p.file_path), p.cwd),
                    'fixes', json((SELECT json_group_array(fix_uid) FROM temp.history)), 'agentId', p.agent_id,
                    'toolUseId', p.tool_use_id)
 FROM temp.payload AS p

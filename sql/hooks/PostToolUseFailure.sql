@@ -155,7 +155,7 @@ RELEASE advise;
 SELECT json_object('hookSpecificOutput', json_object('hookEventName', 'PostToolUseFailure',
          'additionalContext', render_advice('failure', json_object(
            'same', json(CASE WHEN h.stage = 'exact'
-                              AND (h.headline = replace(replace(p.headline, p.cwd || '/', ''), p.cwd, '.')
+                              AND (h.headline = project_relative(p.headline, p.cwd)
                                    -- a row an older writer filled: no headline, its key
                                    OR h.headline = '' AND h.error_normalized = p.error_key)
                              THEN 'true' ELSE 'false' END),

@@ -55,7 +55,7 @@ SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,
        json_object('tool', p.tool, 'kind', 'bash', 'key', 'bash:' || p.subject, 'fixes', json_array(told.uid),
                    'agentId', p.agent_id, 'toolUseId', p.tool_use_id, 'text', told.text)
 FROM (SELECT fix.uid, render_advice('bash', json_object(
-        'headline', replace(replace(fix.headline, p.cwd || '/', ''), p.cwd, '.'),
+        'headline', project_relative(fix.headline, p.cwd),
         'fix', fix.resolution,
         'team', json(CASE WHEN fix.origin = 'team' THEN 'true' ELSE 'false' END))) AS text
       FROM fix, p) AS told, p

@@ -16,7 +16,7 @@ SELECT coalesce(:stdin ->> '$.session_id', 'unknown'), redact_private(:stdin ->>
 -- with a fix first, then the newest.
 CREATE TEMP TABLE briefing (headline, tool, fix_uid, resolution, origin, ts);
 INSERT INTO temp.briefing
-SELECT replace(replace(coalesce(nullif(e.headline, ''), e.error), p.cwd || '/', ''), p.cwd, '.'), e.tool,
+SELECT project_relative(coalesce(nullif(e.headline, ''), e.error), p.cwd), e.tool,
        f.uid, f.resolution, f.origin, e.ts
 FROM temp.payload AS p
 CROSS JOIN (SELECT data ->> '$.error' AS error, max(data ->> '$.headline') AS headline,

@@ -422,12 +422,9 @@ fn relative<'a>(path: &'a str, project: Option<&str>) -> &'a str {
     }
 }
 
-/// Every mention of the project folder in `text` made relative to it.
+/// Every path inside the project folder in `text` made relative to it.
 fn relative_in(text: &str, project: Option<&str>) -> String {
-    match project.filter(|p| p.len() > 1) {
-        Some(project) => text.replace(&format!("{project}/"), "").replace(project, "."),
-        None => text.to_owned(),
-    }
+    crate::text::paths_in_text::relative_paths(text, project, crate::text::paths_in_text::Outside::Keep).into_owned()
 }
 
 /// What the retry changed in its own call, compared with the failed one:

@@ -130,6 +130,12 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         flags: DIRECT,
     },
     ScalarFunction {
+        name: "project_relative",
+        n_args: 2,
+        func: project_relative,
+        flags: PURE,
+    },
+    ScalarFunction {
         name: "path_basename",
         n_args: 1,
         func: path_basename,
@@ -403,6 +409,16 @@ fn errkb_prepare_model(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -
     let path = embed::prepare(std::path::Path::new(dir.as_ref()))
         .map_err(|e| Error::new_message(format!("errkb_prepare_model(): {e}")))?;
     api::result_text(ctx, path.display().to_string())
+}
+
+/// `project_relative(text, project)`: the paths inside the project folder
+/// made relative to it (the folder itself `.`); a project of NULL, `` or
+/// `/` changes nothing. The one way every script shows a path.
+fn project_relative(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    let project = text_arg(args, 1);
+    text_to_text(ctx, args, |text| {
+        paths_in_text::relative_paths(text, project.as_deref(), paths_in_text::Outside::Keep).into_owned()
+    })
 }
 
 fn path_basename(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {

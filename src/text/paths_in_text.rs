@@ -113,12 +113,45 @@ fn absolute_path_at(text: &[u8], at: usize) -> usize {
     } else {
         return 0;
     };
-    let body = rest[lead..].iter().take_while(|&&b| !ends_path(b)).count();
+    let body = path_body(&rest[lead..]);
     // a path needs a name after its root (`/` alone, `/ 2` are not paths)
     if body < 2 {
         return 0;
     }
     lead + body
+}
+
+/// How far a path's body goes in `rest`: to the first byte that ends a
+/// path, less a sentence's full stop after it (`… is /work/shop.`: one dot
+/// after a letter or digit, at the end of the text or before white space).
+fn path_body(rest: &[u8]) -> usize {
+    let body = rest.iter().take_while(|&&b| !ends_path(b)).count();
+    if body > 2
+        && rest[body - 1] == b'.'
+        && rest[body - 2].is_ascii_alphanumeric()
+        && rest.get(body).is_none_or(|b| b.is_ascii_whitespace())
+    {
+        body - 1
+    } else {
+        body
+    }
+}
+
+/// The length of the path starting at `at` with the project folder
+/// (which may hold spaces, where no other path is looked for): the folder,
+/// and what follows it after a `/`. 0 when the folder does not start there.
+fn project_path_at(text: &[u8], at: usize, project: &str) -> usize {
+    if !text[at..].starts_with(project.as_bytes()) {
+        return 0;
+    }
+    let after = at + project.len();
+    match text.get(after) {
+        Some(b'/') => project.len() + 1 + path_body(&text[after + 1..]),
+        None => project.len(),
+        Some(&b) if ends_path(b) || b == b'.' => project.len(),
+        // `/work/shopping` is not in `/work/shop`
+        Some(_) => 0,
+    }
 }
 
 /// The last component of a path (`/` or `\` separated), trailing
@@ -149,7 +182,10 @@ pub fn relative_paths<'t>(text: &'t str, project: Option<&str>, outside: Outside
             at += 1;
             continue;
         }
-        let len = absolute_path_at(bytes, at);
+        let len = match project.map(|p| project_path_at(bytes, at, p)) {
+            Some(len) if len > 0 => len,
+            _ => absolute_path_at(bytes, at),
+        };
         if len == 0 || !text.is_char_boundary(at + len) {
             at += 1;
             continue;
@@ -158,7 +194,9 @@ pub fn relative_paths<'t>(text: &'t str, project: Option<&str>, outside: Outside
         let local = path.strip_prefix("file://").unwrap_or(path);
         let inside = project.and_then(|p| {
             if local == p {
-                Some(".")
+                // the folder itself: `.`, or `./` before a full stop
+                // (`… is ..` would read as its parent)
+                Some(if bytes.get(at + len) == Some(&b'.') { "./" } else { "." })
             } else {
                 local.strip_prefix(p).and_then(|r| r.strip_prefix('/'))
             }
@@ -194,6 +232,14 @@ mod tests {
         let keep = |t: &str, p: &str| relative_paths(t, Some(p), Outside::Keep).into_owned();
         assert_eq!(keep("edited /work/shop/src/a.py", "/work/shop"), "edited src/a.py");
         assert_eq!(keep("cd /work/shop && make", "/work/shop/"), "cd . && make");
+        // a full stop after a path is the sentence's
+        assert_eq!(keep("your current working directory is /work/shop.", "/work/shop"),
+                   "your current working directory is ./.");
+        assert_eq!(keep("see /work/shop/src/a.py.", "/work/shop"), "see src/a.py.");
+        assert_eq!(keep("cd /work/shop/..", "/work/shop"), "cd ..");
+        // a project folder with spaces, as macOS users often have
+        assert_eq!(keep("~/Documents/My Shop/src/a.py:3: error", "~/Documents/My Shop"), "src/a.py:3: error");
+        assert_eq!(keep("cd '~/Documents/My Shop' && ls", "~/Documents/My Shop"), "cd '.' && ls");
         assert_eq!(keep(r#"{"file":"~/work/shop/a.js"}"#, "~/work/shop"), r#"{"file":"a.js"}"#);
         assert_eq!(keep("see /work/shopping/x.py", "/work/shop"), "see /work/shopping/x.py");
         assert_eq!(keep("File \"/usr/lib/python3.11/x.py\", line 1", "/work/shop"),
