@@ -70,6 +70,15 @@ SELECT f.value, kb.id
 FROM main.error_kb AS kb, json_each(kb_file_names(:error_raw, :resolution)) AS f
 WHERE kb.error_normalized = coalesce(:error_key, normalize_error(:error_raw));
 
+-- The project it was learned in (by identity: two clones are one project).
+INSERT OR IGNORE INTO main.fix_projects (fix_id, project)
+SELECT f.id, project_identity(:project)
+FROM main.fixes AS f JOIN main.error_kb AS kb ON kb.id = f.error_kb_id
+WHERE coalesce(:project, '') <> ''
+  AND kb.error_normalized = coalesce(:error_key, normalize_error(:error_raw))
+  AND f.error_headline = coalesce(:headline, error_headline(translate_messages(:error_raw)), '')
+  AND f.fix_key = fix_key(:resolution);
+
 -- The error event is learned: it is never learned again.
 INSERT OR IGNORE INTO main.learned_errors (event_id, error_kb_id, fix_id, session_id, success_event_id, steps, ts)
 SELECT :event_id, kb.id, f.id, :session_id, :success_event_id, :steps, :ts

@@ -466,6 +466,25 @@ FROM fix_counts WHERE (SELECT user_version FROM pragma_user_version) < 17 AND re
 DELETE FROM fix_counts WHERE (SELECT user_version FROM pragma_user_version) < 17 AND replica <> '';
 UPDATE hub_state SET cursor = '0' WHERE (SELECT user_version FROM pragma_user_version) < 17;
 
+-- Version 18: the projects each fix was learned in, by identity (the
+-- normalised git remote, else the folder: project_identity), so that a
+-- file's history and "the same error" come from this project, and a fix
+-- from another one says so. A fix learned in two clones of one repository
+-- is that project's; a teammate's fix is the project it was sent for.
+CREATE TABLE IF NOT EXISTS fix_projects (
+  fix_id INTEGER NOT NULL,
+  project TEXT NOT NULL,
+  PRIMARY KEY (fix_id, project)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO fix_projects (fix_id, project)
+SELECT l.fix_id, project_identity(e.project_path)
+FROM learned_errors AS l JOIN events AS e ON e.id = l.event_id
+WHERE (SELECT user_version FROM pragma_user_version) < 18 AND l.fix_id IS NOT NULL AND e.project_path <> '';
+INSERT OR IGNORE INTO fix_projects (fix_id, project)
+SELECT id, CASE origin WHEN 'team' THEN project ELSE project_identity(project) END
+FROM fixes
+WHERE (SELECT user_version FROM pragma_user_version) < 18 AND coalesce(project, '') <> '';
+
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 17;
+PRAGMA user_version = 18;

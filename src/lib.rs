@@ -7,6 +7,7 @@ pub mod clock;
 pub mod config;
 pub mod embedding;
 pub mod learning;
+pub mod project;
 mod search;
 mod sql_api;
 mod standing;
@@ -26,7 +27,7 @@ use embedding::batch::EmbedBatch;
 use learning::kb_learn::KbLearnTable;
 use learning::resolves::KbResolves;
 use search::KbSearch;
-use standing::FixStanding;
+use standing::{FixStanding, Tellable};
 use sql_api::functions::{guarded, SCALAR_FUNCTIONS};
 use sql_api::table_function::Table;
 
@@ -126,6 +127,7 @@ fn register(db: *mut sqlite3, pz_err_msg: *mut *mut c_char, p_api: *mut sqlite3_
     }
     define_table_function::<Table<KbSearch>>(db, "kb_search", None)?;
     define_table_function::<Table<FixStanding>>(db, "fix_standing", None)?;
+    define_table_function::<Table<Tellable>>(db, "tellable", None)?;
     define_table_function::<Table<KbResolves>>(db, "kb_resolves", None)?;
     define_table_function::<Table<EmbedBatch>>(db, "embed_batch", None)?;
     // eponymous and writable: INSERT INTO kb_learn

@@ -15,10 +15,12 @@
 //!
 //! In every stage a candidate whose identifiers of one kind differ from the
 //! query's (`TS2307` vs `TS2305`, `ENOENT` vs `EACCES`), or whose first
-//! value is of another kind (a package vs a relative path), is vetoed. Among
-//! the fixes of the candidates, the one whose original error is closest
-//! wins: the same values, then values of the same kinds; then the most
-//! used, then the newest.
+//! value is of another kind (a package vs a relative path), is vetoed. The
+//! fixes of the candidates are those the one rule says may be told
+//! (`tellable`: given the session, the agent and the project, not one this
+//! agent was told or applied itself); among them the one whose original
+//! error is closest wins (the same values, then values of the same kinds),
+//! then tellable's order (this project's first, then fix_standing's).
 //!
 //! The search is read-only (the caller records a hit) and never raises: a
 //! stage that fails, because a table or the model is missing, counts as
@@ -46,14 +48,14 @@ const FIRST_PASS: i64 = 32;
 
 /// The candidate fixes of the error_kb rows a stage found. Each row: the
 /// error_kb columns in kb_search's order (KB_COLUMN_COUNT), then the fix's
-/// id, its original headline and the fix's time.
+/// id, its original headline and time, its rank (tellable's), whether it
+/// was learned in this project and where else, its origin, uid and key.
 const CANDIDATES_SQL: &str = include_str!("../sql/search/candidates.sql");
 const EXACT_SQL: &str = include_str!("../sql/search/exact.sql");
 const PREFIX_SQL: &str = include_str!("../sql/search/prefix.sql");
 const VECTOR_SQL: &str = include_str!("../sql/search/vector.sql");
 const VECTOR_BITS_SQL: &str = include_str!("../sql/search/vector_bits.sql");
 const KB_COLUMN_COUNT: usize = 9;
-const MAX_CANDIDATES: usize = 200;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
@@ -89,33 +91,44 @@ pub struct Hit {
     /// The fix's stable id and where it came from ('local', 'team').
     pub fix_uid: Option<String>,
     pub origin: String,
-    /// The next best fix's resolution, when there is one, and its origin.
+    /// The next best fix (another content), when there is one: its
+    /// resolution, origin and uid.
     pub other_fix: Option<String>,
     pub other_origin: Option<String>,
+    pub other_uid: Option<String>,
+    /// Where the fix was learned when not in this project (its identity).
+    pub elsewhere: Option<String>,
 }
 
-/// One candidate fix, with how far it is trusted (fix_standing).
+/// One candidate fix that may be told, and its place in the one rule's
+/// order (tellable).
 struct Candidate {
     row: Vec<Value>,
     fix_id: Option<i64>,
     headline: String,
-    use_count: i64,
-    ts: String,
-    advisable: bool,
-    /// This machine learned it or was helped by it.
-    own: bool,
-    /// Voices for it: this machine's, and each teammate's.
-    support: i64,
-    sessions: i64,
+    rank: i64,
+    elsewhere: Option<String>,
     origin: String,
     fix_uid: Option<String>,
+    /// What the fix is (its content): two candidates with one key are one fix.
+    fix_key: Option<String>,
+}
+
+/// Who is asking: a hook's session, agent and project (what the one rule
+/// needs to leave out what this agent was told or did itself, and to put
+/// this project's fixes first). All `None` for a search from the shell.
+#[derive(Debug, Clone, Default)]
+pub struct Asking {
+    pub session_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub project: Option<String>,
 }
 
 /// The best hit for `query`, or `None`. Never fails: a stage that errors
 /// (no table yet, no model) is passed over like a stage that misses. With
 /// `ERRKB_TRACE` set, each stage's outcome is written to stderr, to answer
 /// "why did this not match?".
-pub fn best_match(db: *mut sqlite3, statements: &mut StatementCache, query: &str) -> Option<Hit> {
+pub fn best_match(db: *mut sqlite3, statements: &mut StatementCache, query: &str, asking: &Asking) -> Option<Hit> {
     let trace = std::env::var_os("ERRKB_TRACE").is_some();
     let english = crate::text::catalog::translate_with(db, statements, query).unwrap_or_else(|_| query.to_string());
     let sig = signature(&english);
@@ -134,6 +147,7 @@ pub fn best_match(db: *mut sqlite3, statements: &mut StatementCache, query: &str
         sig,
         key: legacy_key(query),
         normalized: crate::text::normalize::normalize_error(query),
+        asking: asking.clone(),
     };
     stages
         .iter()
@@ -177,6 +191,7 @@ struct Query {
     key: String,
     /// normalize_error() of the query, which a raw error's row has as key.
     normalized: String,
+    asking: Asking,
 }
 
 type StageFn = fn(*mut sqlite3, &mut StatementCache, &Query) -> std::result::Result<Option<Hit>, String>;
@@ -202,7 +217,7 @@ fn exact_match(
     })?;
     Ok(choose(
         &query.sig,
-        candidates(db, statements, &ids)?,
+        candidates(db, statements, &ids, &query.asking)?,
         Stage::Exact,
         None,
     ))
@@ -227,7 +242,7 @@ fn prefix_match(
     })?;
     Ok(choose(
         &query.sig,
-        candidates(db, statements, &ids)?,
+        candidates(db, statements, &ids, &query.asking)?,
         Stage::Prefix,
         None,
     ))
@@ -306,7 +321,7 @@ fn vector_match(
         if !vector_accepts(&thresholds, distance, &sig.text, &text) {
             break;
         }
-        if let Some(hit) = choose(sig, candidates(db, statements, &[id])?, Stage::Vector, Some(distance)) {
+        if let Some(hit) = choose(sig, candidates(db, statements, &[id], &query.asking)?, Stage::Vector, Some(distance)) {
             return Ok(Some(hit));
         }
     }
@@ -335,68 +350,59 @@ pub fn vector_accepts(thresholds: &crate::embedding::embed::Thresholds, distance
     }
 }
 
-/// The fixes of the error_kb rows `ids`.
+/// The fixes of the error_kb rows `ids` that may be told to whoever is
+/// asking, in the one rule's order.
 fn candidates(
     db: *mut sqlite3,
     statements: &mut StatementCache,
     ids: &[i64],
+    asking: &Asking,
 ) -> std::result::Result<Vec<Candidate>, String> {
-    statements.with(db, CANDIDATES_SQL, |stmt| candidates_of(stmt, ids))
-}
-
-fn candidates_of(stmt: &mut Statement, ids: &[i64]) -> std::result::Result<Vec<Candidate>, String> {
-    let mut out = Vec::new();
-    for id in ids {
-        stmt.reset()?;
-        stmt.bind_int64(1, *id)?;
-        while out.len() < MAX_CANDIDATES && stmt.step()? {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids = format!("[{}]", ids.iter().map(i64::to_string).collect::<Vec<_>>().join(","));
+    statements.with(db, CANDIDATES_SQL, |stmt| {
+        stmt.bind_text(1, &ids)?;
+        stmt.bind_optional_text(2, asking.session_id.as_deref().map(str::as_bytes))?;
+        stmt.bind_optional_text(3, asking.agent_id.as_deref().map(str::as_bytes))?;
+        stmt.bind_optional_text(4, asking.project.as_deref().map(str::as_bytes))?;
+        let mut out = Vec::new();
+        while stmt.step()? {
             let row: Vec<Value> = (0..KB_COLUMN_COUNT as c_int).map(|i| stmt.column(i)).collect();
             let at = KB_COLUMN_COUNT as c_int;
-            let fix_id = match stmt.column(at) {
-                Value::Integer(id) => Some(id),
-                _ => None,
-            };
-            let headline = stmt.column(at + 1).as_text().unwrap_or_default().to_string();
-            let use_count = match &row[7] {
-                Value::Integer(n) => *n,
-                _ => 0,
-            };
-            let ts = stmt.column(at + 2).as_text().unwrap_or_default().to_string();
-            let int = |i: c_int| match stmt.column(at + i) {
-                Value::Integer(n) => n,
-                _ => 0,
-            };
+            let text = |i: c_int| stmt.column(at + i).as_text().map(str::to_owned);
             out.push(Candidate {
                 row,
-                fix_id,
-                headline,
-                use_count,
-                ts,
-                advisable: int(3) != 0,
-                own: int(4) != 0,
-                support: int(5),
-                sessions: int(6),
-                origin: stmt.column(at + 7).as_text().unwrap_or("local").to_string(),
-                fix_uid: stmt.column(at + 8).as_text().map(str::to_owned),
+                fix_id: match stmt.column(at) {
+                    Value::Integer(id) => Some(id),
+                    _ => None,
+                },
+                headline: text(1).unwrap_or_default(),
+                rank: match stmt.column(at + 3) {
+                    Value::Integer(n) => n,
+                    _ => i64::MAX,
+                },
+                elsewhere: text(5),
+                origin: text(6).unwrap_or_else(|| "local".to_owned()),
+                fix_uid: text(7),
+                fix_key: text(8),
             });
         }
-    }
-    Ok(out)
+        Ok(out)
+    })
 }
 
-/// The best candidate for `query`: vetoed ones out, and fixes that are not
-/// advised (fix_standing: weak ones, where the same command succeeded with
-/// nothing changed; those that failed here, or that more voices of the
-/// team stand against than for); then the closest original error, a fix
-/// this machine learned or confirmed itself before a teammate's, the most
-/// voices for it, the most sessions, the most used, the newest.
+/// The best candidate for `query`: vetoed ones out (another identifier of
+/// one kind, a first value of another kind); then the closest original
+/// error, then the one rule's order (tellable). The next best is the best
+/// of another content.
 fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance: Option<f64>) -> Option<Hit> {
     // Identifiers and values are compared on the identifying lines alone,
     // the same way on both sides.
     let query_line = signature(&query.headline);
     let mut kept: Vec<(u8, Candidate)> = candidates
         .into_iter()
-        .filter(|c| c.advisable)
         .filter_map(|c| {
             // (a row only an old writer filled has no headline to compare)
             if c.headline.is_empty() {
@@ -406,23 +412,26 @@ fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance:
             if query_line.conflicts_with(&original) {
                 return None;
             }
-            Some((query_line.value_closeness(&original), c))
+            let closeness = query_line.value_closeness(&original);
+            // Another project's error about another path: that path, and
+            // the fix's steps on it, name nothing here (`mkdir -p out` for
+            // an ENOENT on `data/in.csv`).
+            if c.elsewhere.is_some() && closeness < 2 && original.values.iter().any(|v| names_a_path(v)) {
+                return None;
+            }
+            Some((closeness, c))
         })
         .collect();
-    kept.sort_by(|(ca, a), (cb, b)| {
-        cb.cmp(ca)
-            .then(b.own.cmp(&a.own))
-            .then(b.support.cmp(&a.support))
-            .then(b.sessions.cmp(&a.sessions))
-            .then(b.use_count.cmp(&a.use_count))
-            .then(b.ts.cmp(&a.ts))
-    });
+    kept.sort_by(|(ca, a), (cb, b)| cb.cmp(ca).then(a.rank.cmp(&b.rank)));
+    // one fix learned under several errors is one fix
+    let mut seen = std::collections::HashSet::new();
+    kept.retain(|(_, c)| c.fix_key.as_ref().is_none_or(|key| seen.insert(key.clone())));
     let other_fixes = kept.len().saturating_sub(1) as i64;
     let mut kept = kept.into_iter();
     let (_, best) = kept.next()?;
-    let (other_fix, other_origin) = match kept.next() {
-        Some((_, c)) => (c.row.get(4).and_then(Value::as_text).map(str::to_owned), Some(c.origin)),
-        None => (None, None),
+    let (other_fix, other_origin, other_uid) = match kept.next() {
+        Some((_, c)) => (c.row.get(4).and_then(Value::as_text).map(str::to_owned), Some(c.origin), c.fix_uid),
+        None => (None, None, None),
     };
     Some(Hit {
         row: best.row,
@@ -435,7 +444,15 @@ fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance:
         origin: best.origin,
         other_fix,
         other_origin,
+        other_uid,
+        elsewhere: best.elsewhere,
     })
+}
+
+/// Whether a masked value is a path or a file name (`out/report.txt`,
+/// `config.json`), not a package or a key.
+fn names_a_path(value: &str) -> bool {
+    value.contains(['/', '\\']) || !crate::text::paths_in_text::path_names(value).is_empty()
 }
 
 // ---- the table-valued function -------------------------------------------
@@ -446,9 +463,10 @@ impl TableFunction for KbSearch {
     const NAME: &'static str = "kb_search";
     const SCHEMA: &'static str = "CREATE TABLE x(id, ts, error_normalized, error_raw, resolution, \
          resolved_by, tool_sequence, use_count, last_used, stage, distance, fix_id, headline, other_fixes, \
-         fix_uid, origin, other_fix, other_origin, query HIDDEN)";
-    const COLUMNS: c_int = 18;
-    const ARGUMENTS: c_int = 1;
+         fix_uid, origin, other_fix, other_origin, other_uid, elsewhere, query HIDDEN, session_id HIDDEN, \
+         agent_id HIDDEN, project HIDDEN)";
+    const COLUMNS: c_int = 20;
+    const ARGUMENTS: c_int = 4;
     const REQUIRED: c_int = 0;
     const NEVER_RAISES: bool = true;
 
@@ -460,7 +478,13 @@ impl TableFunction for KbSearch {
         let Some(query) = arguments[0] else {
             return Ok(Vec::new());
         };
-        let Some(hit) = best_match(db, statements, &String::from_utf8_lossy(query)) else {
+        let text = |i: usize| arguments.get(i).copied().flatten().map(|a| String::from_utf8_lossy(a).into_owned());
+        let asking = Asking {
+            session_id: text(1),
+            agent_id: text(2),
+            project: text(3),
+        };
+        let Some(hit) = best_match(db, statements, &String::from_utf8_lossy(query), &asking) else {
             return Ok(Vec::new());
         };
         let mut row = hit.row;
@@ -474,6 +498,8 @@ impl TableFunction for KbSearch {
             Value::Text(hit.origin),
             hit.other_fix.map_or(Value::Null, Value::Text),
             hit.other_origin.map_or(Value::Null, Value::Text),
+            hit.other_uid.map_or(Value::Null, Value::Text),
+            hit.elsewhere.map_or(Value::Null, Value::Text),
         ]);
         Ok(vec![row])
     }

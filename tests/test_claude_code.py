@@ -405,7 +405,10 @@ def test_payloads_and_outputs_type_check_against_the_sdk(sessions, tmp_path):
         kind = kinds[p["hook_event_name"]]
         seen.add(kind)
         lines.append(f"export const payload{n}: {kind} = {json.dumps(p, ensure_ascii=False)};")
-        output = runner("hook", p["hook_event_name"], stdin=json.dumps(p),
+        # (sent again as a session of its own: in the sessions themselves
+        # each fix was told once, and is not told again)
+        again = {**p, "session_id": f"{p['session_id']}-again"}
+        output = runner("hook", p["hook_event_name"], stdin=json.dumps(again),
                         env={"HOME": str(sessions["home"])}).stdout
         if output:
             lines.append(f"export const output{n}: SyncHookJSONOutput = {output.strip()};")

@@ -9,7 +9,7 @@ from conftest import EXTENSION, ROOT, SQL, connection, runner, sqlite, sqlite_va
 ERRKB_FUNCTIONS = {
     "embed/1", "errkb_set_model/1", "errkb_prepare_model/1",
     "errkb_debug/0", "errkb_debug/1", "errkb_version/0", "errkb_last_search_error/0",
-    "keyword_overlap/2", "length_ratio/2", "normalize_error/1", "path_basename/1", "path_names/1", "project_relative/2", "redact_path/1", "redact_secrets/1", "resolution_text/1",
+    "keyword_overlap/2", "length_ratio/2", "normalize_error/1", "path_basename/1", "path_names/1", "project_identity/1", "project_relative/2", "redact_path/1", "redact_secrets/1", "resolution_text/1",
     "error_signature/1", "error_headline/1", "error_excerpt/1", "error_codes/1", "translate_messages/1", "command_subject/1", "fix_key/1", "edit_hunk/2",
     "redact_private/1", "failure_kind/1", "fix_uid/3", "error_identified/1",
     "render_advice/2", "file_history_status/4",
@@ -36,7 +36,7 @@ def test_load_adds_exactly_these_functions():
 def test_load_adds_exactly_these_modules():
     query = "SELECT name FROM pragma_module_list"
     added = listing(query, load=True) - listing(query, load=False)
-    assert added == {"kb_search", "kb_resolves", "fix_standing", "embed_batch", "kb_learn", "vec0", "vec_each"}
+    assert added == {"kb_search", "kb_resolves", "fix_standing", "tellable", "embed_batch", "kb_learn", "vec0", "vec_each"}
 
 
 def test_kb_learn_learns_each_row_inserted_all_or_nothing(tmp_path):

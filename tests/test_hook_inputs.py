@@ -174,7 +174,7 @@ def small_disk(tmp_path):
 def test_disk_full(home, small_disk):
     db = small_disk / "kb.db"
     runner("--db", str(db), "init", env={"HOME": str(home)}, check=True)
-    with open(small_disk / "filler", "wb") as f:  # fill the disk
+    with open(small_disk / "filler", "wb", buffering=0) as f:  # fill the disk (unbuffered: nothing left to flush)
         try:
             while True:
                 f.write(b"\0" * 65536)

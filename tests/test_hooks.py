@@ -374,7 +374,8 @@ def test_subagent_start_briefs_in_whole_lines(home):
     with connection(home / ".reflexion" / "data" / "reflexion.db") as conn:
         conn.execute("UPDATE analysis_cache SET analysis = ?", (json.dumps({"suggestions": [
             {"type": "claude_md", "rule": f"rule {i}: " + "x" * 140} for i in range(3)]}),))
-    cut = context(hook(home, "SubagentStart", json.dumps(body)), "SubagentStart")
+    # (another subagent: the first was told the fix, and is not told it twice)
+    cut = context(hook(home, "SubagentStart", json.dumps({**body, "agent_id": "a2"})), "SubagentStart")
     assert len(cut) <= 500 and cut.startswith(text.split("적용할")[0])
     assert all(line.startswith(("-", "  ", "이 ", "적용할")) for line in cut.split("\n"))
     assert cut.split("\n")[-1] in {f"- rule {i}: " + "x" * 140 for i in range(3)}

@@ -151,26 +151,26 @@ LIMIT 1;
 -- 5. A file's history: the first time this agent reads a file in this
 -- session (or edits or writes it), the errors about it (their fix touched
 -- it, or their text names it: file_history_status, on paths relative to
--- the project), at most 3, newest first, each with its best fix
--- (fix_standing). Left out: an error whose fix is in the file as read
--- already, a fix not advised, one this agent was told. (Live
--- only: learning from a transcript tells nothing.)
+-- the project), at most 3, newest first, each with the best fix the one
+-- rule lets this agent be told (tellable: not told to it in this session,
+-- not applied by it), learned in this project: another project's file of
+-- the same name is another file. Left out: an error whose fix is in the
+-- file as read already. (Live only: learning from a transcript tells
+-- nothing.)
 CREATE TEMP TABLE history (fix_uid, headline, resolution, origin, ts);
 INSERT INTO temp.history
 SELECT fix_uid, headline, resolution, origin, ts
-FROM (SELECT f.uid AS fix_uid, f.error_headline AS headline, f.resolution, f.origin,
-             coalesce(f.last_used, f.ts) AS ts,
-             row_number() OVER (PARTITION BY kb.id
-                                ORDER BY s.own DESC, s.support DESC, s.sessions DESC, s.uses DESC, f.ts DESC) AS rank
+FROM (SELECT t.uid AS fix_uid, t.headline, t.resolution, t.origin, coalesce(f.last_used, t.ts) AS ts,
+             row_number() OVER (PARTITION BY kb.id ORDER BY t.rank) AS rank
       FROM (SELECT *, project_relative(redact_path(file_path), cwd) AS file FROM temp.payload) AS p
       CROSS JOIN main.error_kb_files AS ef ON ef.file_name = path_basename(p.file)
       JOIN main.error_kb AS kb ON kb.id = ef.error_kb_id
-      JOIN main.fixes AS f ON f.error_kb_id = kb.id
-      JOIN fix_standing(f.id) AS s
+      JOIN tellable(kb.id, p.session_id, p.agent_id, project_identity(p.cwd)) AS t
+      LEFT JOIN main.fixes AS f ON f.id = t.fix_id
       WHERE :event_ts IS NULL AND p.tool IN ('Read', 'Edit', 'Write', 'NotebookEdit')
-        AND s.advisable
+        AND t.this_project
         -- checked against the file as read (or written), fetched only here
-        AND file_history_status(kb.error_raw, f.resolution, p.file,
+        AND file_history_status(kb.error_raw, t.resolution, p.file,
               coalesce(:file_content, :stdin ->> '$.tool_response.file.content', :stdin ->> '$.tool_input.content'))
             = 'open'
         -- the first time this agent reads or writes the file in the session
@@ -178,12 +178,7 @@ FROM (SELECT f.uid AS fix_uid, f.error_headline AS headline, f.resolution, f.ori
           SELECT 1 FROM main.events AS e
           WHERE e.session_id = p.session_id AND e.type = 'tool_use' AND e.id < p.event_id
             AND coalesce(e.data ->> '$.agentId', '') = coalesce(p.agent_id, '')
-            AND e.data ->> '$.meta.file' = redact_path(p.file_path))
-        -- nor a fix this agent was told
-        AND NOT EXISTS (
-          SELECT 1 FROM main.events AS e, json_each(e.data, '$.fixes') AS told
-          WHERE e.session_id = p.session_id AND e.type = 'advice'
-            AND coalesce(e.data ->> '$.agentId', '') = coalesce(p.agent_id, '') AND told.value = f.uid))
+            AND e.data ->> '$.meta.file' = redact_path(p.file_path)))
 WHERE rank = 1
 ORDER BY ts DESC
 LIMIT 3;

@@ -106,22 +106,18 @@ WHERE p.kind = 'error' AND :event_ts IS NULL AND previous.signature = p.signatur
 ON CONFLICT (fix_id, replica) DO UPDATE SET failed = failed + 1;
 
 -- 3. The best past fix: exact, prefix, then vector stage, on the signature
--- (only for an error, and none when importing a transcript). A fix this
--- agent was told in this session (by any hook: the advice events name the
--- fixes told) is not told again, nor counted as used again. At most one
--- row: kb_search gives the best fix, and the next best (`other_fix`).
+-- (only for an error, and none when importing a transcript), among the
+-- fixes the one rule lets this agent be told now (tellable: not one it was
+-- told in this session by any hook, nor one it applied itself; this
+-- project's first). At most one row: kb_search gives the best fix, and
+-- the next best of another content (`other_fix`).
 CREATE TEMP TABLE hit (id, fix_id, fix_uid, stage, distance, headline, error_normalized, resolution, other_fix,
-                       other_fixes, origin, other_origin);
+                       other_fixes, origin, other_origin, other_uid, elsewhere);
 INSERT INTO temp.hit
 SELECT h.id, h.fix_id, h.fix_uid, h.stage, h.distance, h.headline, h.error_normalized, h.resolution, h.other_fix,
-       h.other_fixes, h.origin, h.other_origin
-FROM temp.payload AS p, kb_search(p.error) AS h
-WHERE p.kind = 'error' AND :event_ts IS NULL
-  AND NOT EXISTS (
-    SELECT 1 FROM main.events AS e, json_each(e.data, '$.fixes') AS told
-    WHERE e.session_id = p.session_id AND e.type = 'advice'
-      AND coalesce(e.data ->> '$.agentId', '') = coalesce(p.agent_id, '')
-      AND told.value = coalesce(h.fix_uid, 'kb:' || h.id));
+       h.other_fixes, h.origin, h.other_origin, h.other_uid, h.elsewhere
+FROM temp.payload AS p, kb_search(p.error, p.session_id, p.agent_id, project_identity(p.cwd)) AS h
+WHERE p.kind = 'error' AND :event_ts IS NULL;
 
 -- Nothing found (a new error, an interrupt, an import): the runner stops
 -- here (a gate: see runtime/script.rs); what follows does nothing without
@@ -140,9 +136,11 @@ ON CONFLICT (fix_id, replica) DO UPDATE SET advised = advised + 1;
 
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,
-       json_object('tool', p.tool, 'kind', 'failure', 'key', 'fix:' || coalesce(h.fix_uid, h.id),
-                   -- (a row only an older writer filled has no fix uid: its own id names it)
-                   'fixes', json_array(coalesce(h.fix_uid, 'kb:' || h.id)), 'agentId', p.agent_id, 'toolUseId', p.tool_use_id,
+       json_object('tool', p.tool, 'kind', 'failure', 'key', 'fix:' || h.fix_uid,
+                   -- the fixes the text tells: the best, and the next one when there is one
+                   'fixes', json(CASE WHEN h.other_uid IS NULL THEN json_array(h.fix_uid)
+                                      ELSE json_array(h.fix_uid, h.other_uid) END),
+                   'agentId', p.agent_id, 'toolUseId', p.tool_use_id,
                    'errorKbId', h.id, 'fixId', h.fix_id, 'stage', h.stage, 'distance', h.distance)
 FROM temp.hit AS h, temp.payload AS p;
 RELEASE advise;
@@ -151,7 +149,8 @@ RELEASE advise;
 -- error quoted is the original one the fix was learned from (its
 -- identifying line), so the agent can judge whether it is the same
 -- problem; "the same error" only when the search matched it exactly and
--- its values are this error's.
+-- its values are this error's. A fix learned only in another project says
+-- which (its paths are that project's).
 SELECT json_object('hookSpecificOutput', json_object('hookEventName', 'PostToolUseFailure',
          'additionalContext', render_advice('failure', json_object(
            'same', json(CASE WHEN h.stage = 'exact'
@@ -160,6 +159,7 @@ SELECT json_object('hookSpecificOutput', json_object('hookEventName', 'PostToolU
                                    OR h.headline = '' AND h.error_normalized = p.error_key)
                              THEN 'true' ELSE 'false' END),
            'team', json(CASE WHEN h.origin = 'team' THEN 'true' ELSE 'false' END),
+           'elsewhere', h.elsewhere,
            'headline', coalesce(nullif(h.headline, ''), h.error_normalized),
            'fix', h.resolution, 'other', h.other_fix, 'other_origin', h.other_origin, 'others', h.other_fixes))))
 FROM temp.hit AS h, temp.payload AS p;

@@ -33,22 +33,16 @@ failed AS MATERIALIZED (
   ORDER BY e.ts DESC, e.id DESC
   LIMIT 1),
 
--- Its best fix that may be told (fix_standing: advised, this machine's
--- own first, then the most voices for it), not told to this agent yet.
+-- Its best fix that may be told to this agent now (tellable, the one
+-- rule: not told to it in this session, not applied by it; this project's
+-- first).
 fix AS (
-  SELECT f.uid, f.resolution, f.origin, failed.headline
+  SELECT t.uid, t.resolution, t.origin, t.elsewhere, failed.headline
   FROM failed
   JOIN main.error_kb AS kb ON kb.error_normalized = failed.error
-  JOIN main.fixes AS f ON f.error_kb_id = kb.id
-  JOIN fix_standing(f.id) AS s
   CROSS JOIN p
-  WHERE s.advisable
-    AND NOT EXISTS (
-      SELECT 1 FROM main.events AS e, json_each(e.data, '$.fixes') AS told
-      WHERE e.session_id = p.session_id AND e.type = 'advice'
-        AND coalesce(e.data ->> '$.agentId', '') = coalesce(p.agent_id, '') AND told.value = f.uid)
-  ORDER BY s.own DESC, s.support DESC, s.sessions DESC, s.uses DESC, f.ts DESC
-  LIMIT 1)
+  JOIN tellable(kb.id, p.session_id, p.agent_id, project_identity(p.cwd)) AS t
+  WHERE t.rank = 1)
 
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,
@@ -56,7 +50,7 @@ SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,
                    'agentId', p.agent_id, 'toolUseId', p.tool_use_id, 'text', told.text)
 FROM (SELECT fix.uid, render_advice('bash', json_object(
         'headline', project_relative(fix.headline, p.cwd),
-        'fix', fix.resolution,
+        'fix', fix.resolution, 'elsewhere', fix.elsewhere,
         'team', json(CASE WHEN fix.origin = 'team' THEN 'true' ELSE 'false' END))) AS text
       FROM fix, p) AS told, p
 -- (nothing to say, nothing noted as told)

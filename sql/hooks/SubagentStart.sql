@@ -1,36 +1,61 @@
--- SubagentStart: give a code-writing subagent this project's recent errors
--- (with their fixes) and the cached project rules. Text lookups only.
+-- SubagentStart: give a code-writing subagent the error the main agent is
+-- in the middle of and this project's recent errors (with the fixes it may
+-- be told), and the cached project rules. Text lookups, but for the
+-- current error, searched as the failure advice searches.
 -- :stdin  Claude Code's payload: session_id, cwd, agent_id, agent_type, ...
 -- Prints the hook's JSON answer when there is something to say.
 --
 -- Which agents get this is decided by the hook's matcher (hooks.rs: code
 -- agents only), so other agents start no process at all.
 
-CREATE TEMP TABLE payload (session_id, cwd, agent_id);
+CREATE TEMP TABLE payload (session_id, cwd, agent_id, project);
 INSERT INTO temp.payload
-SELECT coalesce(:stdin ->> '$.session_id', 'unknown'), redact_private(:stdin ->> '$.cwd'), :stdin ->> '$.agent_id';
+SELECT coalesce(:stdin ->> '$.session_id', 'unknown'), redact_private(:stdin ->> '$.cwd'), :stdin ->> '$.agent_id',
+       NULL;
+UPDATE temp.payload SET project = project_identity(cwd);
 
--- The project's distinct recent errors (by key, among its last 30; its
--- errors are indexed: idx_events_project_errors), each with its best fix
--- when one may be told (not weak, not failing more than it helped), those
--- with a fix first, then the newest.
-CREATE TEMP TABLE briefing (headline, tool, fix_uid, resolution, origin, ts);
-INSERT INTO temp.briefing
-SELECT project_relative(coalesce(nullif(e.headline, ''), e.error), p.cwd), e.tool,
-       f.uid, f.resolution, f.origin, e.ts
+-- What the subagent is to know first: the error the main agent is in the
+-- middle of (its latest error in this session, among its last 5 steps,
+-- not fixed yet), then this project's recent errors (its last 30 in this
+-- folder: idx_events_project_errors), one per signature.
+CREATE TEMP TABLE recent (signature, headline, error_raw, error, tool, ts, current);
+INSERT INTO temp.recent
+SELECT coalesce(e.data ->> '$.signature', e.data ->> '$.error'), coalesce(nullif(e.data ->> '$.headline', ''),
+       e.data ->> '$.error'), e.data ->> '$.errorRaw', e.data ->> '$.error', e.data ->> '$.tool', e.ts, 1
 FROM temp.payload AS p
-CROSS JOIN (SELECT data ->> '$.error' AS error, max(data ->> '$.headline') AS headline,
-                   data ->> '$.tool' AS tool, max(ts) AS ts
-            FROM (SELECT data, ts FROM main.events
-                  WHERE project_path = (SELECT cwd FROM temp.payload) AND type = 'tool_error'
-                  ORDER BY ts DESC, id DESC LIMIT 30)
-            GROUP BY data ->> '$.error') AS e
-LEFT JOIN main.error_kb AS kb ON kb.error_normalized = e.error
-LEFT JOIN main.fixes AS f ON f.id = (
-  SELECT x.id FROM main.fixes AS x JOIN fix_standing(x.id) AS s
-  WHERE x.error_kb_id = kb.id AND s.advisable
-  ORDER BY s.own DESC, s.support DESC, s.sessions DESC, s.uses DESC, x.ts DESC
-  LIMIT 1);
+CROSS JOIN (SELECT x.id, x.type, x.data, x.ts FROM main.events AS x, temp.payload AS q
+            WHERE x.session_id = q.session_id AND x.type IN ('tool_error', 'tool_use')
+              AND x.data ->> '$.agentId' IS NULL
+            ORDER BY x.ts DESC, x.id DESC LIMIT 5) AS e
+WHERE e.type = 'tool_error' AND NOT EXISTS (SELECT 1 FROM main.learned_errors AS l WHERE l.event_id = e.id)
+ORDER BY e.ts DESC, e.id DESC
+LIMIT 1;
+INSERT INTO temp.recent
+SELECT coalesce(data ->> '$.signature', data ->> '$.error'), max(coalesce(nullif(data ->> '$.headline', ''),
+       data ->> '$.error')), max(data ->> '$.errorRaw'), max(data ->> '$.error'), max(data ->> '$.tool'), max(ts), 0
+FROM (SELECT data, ts FROM main.events
+      WHERE project_path = (SELECT cwd FROM temp.payload) AND type = 'tool_error'
+      ORDER BY ts DESC, id DESC LIMIT 30)
+WHERE coalesce(data ->> '$.signature', data ->> '$.error') NOT IN (SELECT signature FROM temp.recent)
+GROUP BY coalesce(data ->> '$.signature', data ->> '$.error');
+
+-- Each with the fix the one rule lets this subagent be told first: for
+-- the current error, the best fix of the same or a similar error
+-- (kb_search, as the failure advice would find it); for the others, their
+-- own entry's (tellable).
+CREATE TEMP TABLE briefing (headline, tool, fix_uid, resolution, origin, elsewhere, similar, ts, current);
+INSERT INTO temp.briefing
+SELECT project_relative(r.headline, p.cwd), r.tool, h.fix_uid, h.resolution, h.origin, h.elsewhere,
+       project_relative(nullif(h.headline, ''), p.cwd), r.ts, 1
+FROM temp.recent AS r CROSS JOIN temp.payload AS p
+LEFT JOIN kb_search(coalesce(r.error_raw, r.headline), p.session_id, p.agent_id, p.project) AS h
+WHERE r.current;
+INSERT INTO temp.briefing
+SELECT project_relative(r.headline, p.cwd), r.tool, t.uid, t.resolution, t.origin, t.elsewhere, NULL, r.ts, 0
+FROM temp.recent AS r CROSS JOIN temp.payload AS p
+LEFT JOIN main.error_kb AS kb ON kb.error_normalized = r.error
+LEFT JOIN tellable(kb.id, p.session_id, p.agent_id, p.project) AS t ON t.rank = 1
+WHERE NOT r.current;
 
 -- Up to 3 claude_md rules from the newest analysis (this project's or a
 -- global one) of the last 48 hours.
@@ -49,14 +74,16 @@ WHERE json_extract(s.value, '$.type') = 'claude_md'
 LIMIT 3;
 
 -- The briefing (render_advice: as many whole entries as fit in 500
--- characters, and how many more there are).
+-- characters, and how many more there are): the current error first, then
+-- those with a fix it may be told, then the others, newest first.
 CREATE TEMP TABLE told (text);
 INSERT INTO temp.told
 SELECT render_advice('briefing', json_object(
          'errors', json((SELECT json_group_array(json_object(
-                      'headline', headline, 'tool', tool, 'fix', resolution,
+                      'headline', headline, 'tool', tool, 'fix', resolution, 'elsewhere', elsewhere,
+                      'similar', similar,
                       'team', json(CASE WHEN origin = 'team' THEN 'true' ELSE 'false' END)))
-                    FROM (SELECT * FROM temp.briefing ORDER BY resolution IS NULL, ts DESC))),
+                    FROM (SELECT * FROM temp.briefing ORDER BY current DESC, resolution IS NULL, ts DESC))),
          'rules', json((SELECT json_group_array(rule) FROM temp.rules))));
 
 -- Noted as what this subagent was told (the fixes whose error the text

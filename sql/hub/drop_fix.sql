@@ -6,6 +6,7 @@ DELETE FROM main.fix_counts WHERE fix_id IN (SELECT id FROM main.fixes WHERE uid
 DELETE FROM main.team_counts WHERE fix_id IN (SELECT id FROM main.fixes WHERE uid = :uid);
 DELETE FROM main.team_fixes WHERE fix_id IN (SELECT id FROM main.fixes WHERE uid = :uid);
 DELETE FROM main.team_standing WHERE fix_id IN (SELECT id FROM main.fixes WHERE uid = :uid);
+DELETE FROM main.fix_projects WHERE fix_id IN (SELECT id FROM main.fixes WHERE uid = :uid);
 DELETE FROM main.hub_sent WHERE fix_id IN (SELECT id FROM main.fixes WHERE uid = :uid);
 UPDATE main.learned_errors SET fix_id = NULL WHERE fix_id IN (SELECT id FROM main.fixes WHERE uid = :uid);
 -- the entry's latest fix, for the original system's readers, becomes the

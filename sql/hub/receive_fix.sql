@@ -38,6 +38,10 @@ INSERT OR IGNORE INTO main.fixes (uid, error_kb_id, error_headline, resolution, 
 SELECT r.uid, kb.id, r.headline, r.resolution, r.fix_key, 0, 'team', r.project, r.ts
 FROM temp.received AS r JOIN main.error_kb AS kb ON kb.error_normalized = r.error_key;
 
+-- the project the member sent it for (its remote: the project's identity)
+INSERT OR IGNORE INTO main.fix_projects (fix_id, project)
+SELECT f.id, r.project FROM temp.received AS r JOIN main.fixes AS f ON f.uid = r.uid WHERE r.project <> '';
+
 INSERT OR IGNORE INTO main.team_fixes (fix_id, member, hub_uid, ts)
 SELECT f.id, r.member, r.hub_uid, r.ts FROM temp.received AS r JOIN main.fixes AS f ON f.uid = r.uid;
 

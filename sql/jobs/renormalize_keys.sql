@@ -48,6 +48,9 @@ ON CONFLICT (fix_id, replica) DO UPDATE SET learned = learned + excluded.learned
 UPDATE learned_errors SET fix_id = (SELECT into_id FROM temp.twin WHERE from_id = learned_errors.fix_id)
 WHERE fix_id IN (SELECT from_id FROM temp.twin);
 DELETE FROM fix_counts WHERE fix_id IN (SELECT from_id FROM temp.twin);
+INSERT OR IGNORE INTO fix_projects (fix_id, project)
+SELECT t.into_id, p.project FROM fix_projects AS p JOIN temp.twin AS t ON t.from_id = p.fix_id;
+DELETE FROM fix_projects WHERE fix_id IN (SELECT from_id FROM temp.twin);
 DELETE FROM fixes WHERE id IN (SELECT from_id FROM temp.twin);
 UPDATE fixes SET error_kb_id = (SELECT into_id FROM temp.merged_away WHERE id = fixes.error_kb_id)
 WHERE error_kb_id IN (SELECT id FROM temp.merged_away);

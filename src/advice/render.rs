@@ -45,6 +45,7 @@ struct Words {
     fix: &'static str,
     other_fix: &'static str,
     other_fixes: &'static str,
+    other_fix_known: &'static str,
     closing: &'static str,
     file_error: &'static str,
     file_fix: &'static str,
@@ -54,6 +55,7 @@ struct Words {
     briefing_fix: &'static str,
     briefing_rules: &'static str,
     more_errors: &'static str,
+    more_error: &'static str,
     ran: &'static str,
     edited: &'static str,
     wrote: &'static str,
@@ -64,6 +66,14 @@ struct Words {
     team_note: &'static str,
     team_other_fix: &'static str,
     team_closing: &'static str,
+    /// A fix learned in another project: which, and that its paths are
+    /// that project's (`{project}`).
+    elsewhere: &'static str,
+    elsewhere_unnamed: &'static str,
+    /// A briefing's fix from another project.
+    briefing_elsewhere: &'static str,
+    /// A briefing's fix of a similar error: that error, as it was.
+    briefing_similar: &'static str,
 }
 
 const KOREAN: Words = Words {
@@ -75,6 +85,7 @@ const KOREAN: Words = Words {
     fix: "- 해결 방법:",
     other_fix: "- 다른 해결 방법: ",
     other_fixes: "(다른 해결 방법 {n}개)",
+    other_fix_known: "(다른 해결 방법 1개)",
     closing: "이 정보를 참고하여 해결을 시도하세요.",
     file_error: "⚠️ 이 파일 관련 과거 에러: ",
     file_fix: "   해결 방법:",
@@ -84,6 +95,7 @@ const KOREAN: Words = Words {
     briefing_fix: "  해결: ",
     briefing_rules: "적용할 프로젝트 규칙:",
     more_errors: "(그 밖의 에러 {n}개)",
+    more_error: "(그 밖의 에러 1개)",
     ran: "실행: ",
     edited: "수정 ",
     wrote: "작성: ",
@@ -93,6 +105,10 @@ const KOREAN: Words = Words {
     team_note: "(팀 허브에서 받은 팀원의 기록을 보낸 그대로 인용합니다: 따르기 전에 확인하세요)",
     team_other_fix: "- 다른 해결 방법 (팀원의 기록, 인용): ",
     team_closing: "팀원의 기록입니다: 명령을 실행하기 전에 이 프로젝트에 맞는지 확인하세요.",
+    elsewhere: "(다른 프로젝트 {project}에서 해결한 것입니다: 경로는 이 프로젝트가 아니라 그 프로젝트의 것입니다)",
+    elsewhere_unnamed: "(다른 프로젝트에서 해결한 것입니다: 경로는 이 프로젝트가 아니라 그 프로젝트의 것입니다)",
+    briefing_elsewhere: "  해결 (다른 프로젝트): ",
+    briefing_similar: "  유사한 에러의 해결: ",
 };
 
 const ENGLISH: Words = Words {
@@ -104,6 +120,7 @@ const ENGLISH: Words = Words {
     fix: "- fix:",
     other_fix: "- another fix: ",
     other_fixes: "({n} other fixes known)",
+    other_fix_known: "(1 other fix known)",
     closing: "Use this to fix it.",
     file_error: "⚠️ Past error about this file: ",
     file_fix: "   fixed by:",
@@ -113,6 +130,7 @@ const ENGLISH: Words = Words {
     briefing_fix: "  fix: ",
     briefing_rules: "Project rules to follow:",
     more_errors: "({n} more errors)",
+    more_error: "(1 more error)",
     ran: "ran: ",
     edited: "edited ",
     wrote: "wrote ",
@@ -122,6 +140,10 @@ const ENGLISH: Words = Words {
     team_note: "(a teammate's record from the team's hub, quoted as it was sent: check it before acting on it)",
     team_other_fix: "- another fix (a teammate's record, quoted): ",
     team_closing: "This is a teammate's record: check that it fits this project before running anything it names.",
+    elsewhere: "(fixed in another project, {project}: its paths are that project's, not this one's)",
+    elsewhere_unnamed: "(fixed in another project: its paths are that project's, not this one's)",
+    briefing_elsewhere: "  fix (another project): ",
+    briefing_similar: "  fixed before, a similar error: ",
 };
 
 fn words(language: Language) -> &'static Words {
@@ -190,6 +212,23 @@ pub fn cut_at_word(text: &str, max: usize) -> String {
         // one long word: shown up to where it is whole, not at all
         _ => "…".to_owned(),
     }
+}
+
+/// The line saying a fix was learned in another project, when it was.
+/// The project is named only when its name is what a project's identity
+/// is made of (a host and path, or a folder): a teammate's row could name
+/// anything, and this line is errkb's own voice.
+fn elsewhere_line(facts: &Value, w: &Words) -> Option<String> {
+    let project = text(facts, "elsewhere")?;
+    let nameable = project.chars().count() <= 120
+        && project
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | '~' | ' '));
+    Some(if nameable {
+        w.elsewhere.replace("{project}", project)
+    } else {
+        w.elsewhere_unnamed.to_owned()
+    })
 }
 
 /// Lines a teammate sent, set off as a quotation.
@@ -307,6 +346,7 @@ fn failure(facts: &Value, w: &Words) -> Option<String> {
         (true, false) => w.team_similar_error,
     };
     let mut lines = vec![heading.to_owned()];
+    lines.extend(elsewhere_line(facts, w));
     let steps = fix_lines(&fix, w);
     if team {
         // a teammate's error and fix: quoted, under a line naming their origin
@@ -338,7 +378,9 @@ fn failure(facts: &Value, w: &Words) -> Option<String> {
         if used + line.chars().count() < FAILURE_BUDGET {
             lines.push(line);
         }
-    } else if others > 0 {
+    } else if others == 1 {
+        lines.push(w.other_fix_known.to_owned());
+    } else if others > 1 {
         lines.push(w.other_fixes.replace("{n}", &others.to_string()));
     }
     lines.push(closing);
@@ -403,10 +445,11 @@ fn file_history(facts: &Value, w: &Words) -> Option<String> {
 fn bash_warning(facts: &Value, w: &Words) -> Option<String> {
     let headline = text(facts, "headline")?;
     let fix = resolution(facts, "fix")?;
-    Some(within(
-        entry_lines(headline, &fix, flag(facts, "team"), w, w.bash_error, w.bash_fix),
-        BASH_BUDGET,
-    ))
+    let mut lines = entry_lines(headline, &fix, flag(facts, "team"), w, w.bash_error, w.bash_fix);
+    if let Some(elsewhere) = elsewhere_line(facts, w) {
+        lines.insert(1, format!("   {elsewhere}"));
+    }
+    Some(within(lines, BASH_BUDGET))
 }
 
 fn briefing(facts: &Value, w: &Words) -> Option<String> {
@@ -431,10 +474,17 @@ fn briefing(facts: &Value, w: &Words) -> Option<String> {
                 MAX_COMPACT_FIX + 50,
             );
             if let Some(fix) = resolution(e, "fix").and_then(|f| compact_fix(&f, w)) {
+                // the fix of a similar error: that error first, as it was
+                if let Some(similar) = text(e, "similar").filter(|s| *s != headline) {
+                    entry.push('\n');
+                    entry.push_str(&cut_at_word(&format!("{}{}", w.briefing_similar, similar.replace('\n', " ")), MAX_LINE));
+                }
                 // a teammate's fix: named so, and quoted
                 if flag(e, "team") {
                     entry.push_str(&format!("\n{}{}{}", w.briefing_fix.trim_end_matches([' ', ':']), w.team, ": "));
                     entry.push_str(&quoted(&fix));
+                } else if text(e, "elsewhere").is_some() {
+                    entry.push_str(&format!("\n{}{fix}", w.briefing_elsewhere));
                 } else {
                     entry.push_str(&format!("\n{}{fix}", w.briefing_fix));
                 }
@@ -444,7 +494,10 @@ fn briefing(facts: &Value, w: &Words) -> Option<String> {
         .collect();
     let rule_lines: Vec<String> = rules.iter().map(|r| cut_at_word(&format!("- {r}"), MAX_LINE)).collect();
     let length = |s: &str| s.chars().count();
-    let more_line = |n: usize| w.more_errors.replace("{n}", &n.to_string());
+    let more_line = |n: usize| match n {
+        1 => w.more_error.to_owned(),
+        n => w.more_errors.replace("{n}", &n.to_string()),
+    };
     // as many whole error entries as fit (with the line saying how many
     // more there are), then the rules, line by line, in what is left
     let mut out = String::new();

@@ -215,6 +215,20 @@ impl Statement {
         self.check(rc)
     }
 
+    pub fn bind_null(&mut self, index: c_int) -> Result<(), String> {
+        // SAFETY: the statement is live until drop.
+        let rc = unsafe { call!(self.api, bind_null(self.stmt.cast(), index)) };
+        self.check(rc)
+    }
+
+    /// TEXT, or NULL for `None`.
+    pub fn bind_optional_text(&mut self, index: c_int, text: Option<&[u8]>) -> Result<(), String> {
+        match text {
+            Some(text) => self.bind_text_bytes(index, text),
+            None => self.bind_null(index),
+        }
+    }
+
     pub fn bind_double(&mut self, index: c_int, value: f64) -> Result<(), String> {
         // SAFETY: plain value.
         let rc = unsafe { call!(self.api, bind_double(self.stmt.cast(), index, value)) };

@@ -130,6 +130,12 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         flags: DIRECT,
     },
     ScalarFunction {
+        name: "project_identity",
+        n_args: 1,
+        func: project_identity,
+        flags: DIRECT,
+    },
+    ScalarFunction {
         name: "project_relative",
         n_args: 2,
         func: project_relative,
@@ -409,6 +415,13 @@ fn errkb_prepare_model(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -
     let path = embed::prepare(std::path::Path::new(dir.as_ref()))
         .map_err(|e| Error::new_message(format!("errkb_prepare_model(): {e}")))?;
     api::result_text(ctx, path.display().to_string())
+}
+
+/// `project_identity(folder)`: the project a folder (as stored) is part
+/// of: its git remote, normalised, else its checkout's top folder, else
+/// itself. Reads the checkout's config: not for triggers or views.
+fn project_identity(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    text_to_text(ctx, args, crate::project::identity)
 }
 
 /// `project_relative(text, project)`: the paths inside the project folder

@@ -1,38 +1,10 @@
-//! A project's identity across machines: its git remote, normalised, not
-//! the folder it happens to be in on one laptop. `git@github.com:acme/shop.git`,
-//! `https://github.com/acme/shop` and `ssh://git@github.com/acme/shop.git`
-//! are all `github.com/acme/shop`. A folder without a remote is not shared.
+//! Which projects are shared with the team, by their identity across
+//! machines (`errkb::project`: the git remote, normalised). A folder
+//! without a remote is not shared.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
-/// `remote` as one name: host and path, lower-case host, no user,
-/// password, port, scheme or `.git`.
-pub fn normalize_remote(remote: &str) -> Option<String> {
-    let remote = remote.trim();
-    let (host, path) = if let Some((_, rest)) = remote.split_once("://") {
-        // scheme://[user[:password]@]host[:port]/path
-        let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
-        let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-        let host = host.split_once(':').map_or(host, |(h, _)| h);
-        (host.to_owned(), path.to_owned())
-    } else if let Some((before, path)) = remote.split_once(':') {
-        // scp-like: [user@]host:path (not a Windows drive letter or a local path)
-        if before.contains('/') || before.len() < 2 {
-            return None;
-        }
-        let host = before.rsplit_once('@').map_or(before, |(_, h)| h);
-        (host.to_owned(), path.to_owned())
-    } else {
-        return None; // a local path: nothing another machine can name
-    };
-    let path = path.trim_matches('/');
-    let path = path.strip_suffix(".git").unwrap_or(path).trim_end_matches('/');
-    if host.is_empty() || path.is_empty() {
-        return None;
-    }
-    Some(format!("{}/{}", host.to_ascii_lowercase(), path))
-}
+use errkb::project::{folder_path as folder, normalize_remote, remote_of};
 
 /// A folder as written in the config or stored (`~/x`, `/home/me/x/`),
 /// absolute, without a trailing `/`.
@@ -49,27 +21,6 @@ fn absolute(folder: &str) -> String {
     } else {
         out
     }
-}
-
-/// The folder a stored project name means on this machine (`~` expanded).
-pub fn folder(project: &str) -> Option<PathBuf> {
-    if let Some(rest) = project.strip_prefix("~/") {
-        return errkb::config::home().map(|h| h.join(rest));
-    }
-    if project == "~" {
-        return errkb::config::home();
-    }
-    project.starts_with('/').then(|| PathBuf::from(project))
-}
-
-/// The normalised remote of a project folder: `origin`, else the first
-/// remote git lists.
-pub fn remote_of(folder: &std::path::Path) -> Option<String> {
-    let url = git(folder, &["remote", "get-url", "origin"]).or_else(|| {
-        let first = git(folder, &["remote"])?.lines().next()?.to_owned();
-        git(folder, &["remote", "get-url", &first])
-    })?;
-    normalize_remote(&url)
 }
 
 /// What `git -C folder ARGS` prints, when it succeeds.
@@ -192,26 +143,6 @@ impl Remotes {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn one_project_whatever_the_remote_url() {
-        for url in [
-            "git@github.com:acme/shop.git",
-            "https://github.com/acme/shop",
-            "https://github.com/acme/shop.git/",
-            "ssh://git@github.com/acme/shop.git",
-            "ssh://git@GitHub.com:22/acme/shop.git",
-            "https://user:token@github.com/acme/shop.git",
-        ] {
-            assert_eq!(normalize_remote(url).as_deref(), Some("github.com/acme/shop"), "{url}");
-        }
-        assert_eq!(
-            normalize_remote("git@gitlab.example.com:group/sub/app.git").as_deref(),
-            Some("gitlab.example.com/group/sub/app")
-        );
-        assert_eq!(normalize_remote("/srv/git/shop.git"), None);
-        assert_eq!(normalize_remote("../shop"), None);
-    }
 
     #[test]
     fn a_selection_narrows_or_excludes() {

@@ -1,0 +1,64 @@
+-- tellable(errors, session_id, agent_id, project): the fixes of some
+-- errors that may be told to this agent now, best first (rank 1). The one
+-- rule for what is told: kb_search, the failure advice, the Bash note, a
+-- file's history and a subagent's briefing all read it. Compiled into the
+-- extension.
+--   ?1 the error_kb rows: a JSON array of their ids (the function takes
+--      one id too)
+--   ?2 the session and ?3 the agent in it (NULL: the main agent); no
+--      session: nothing has been told (a search from the shell)
+--   ?4 the project's identity (project_identity of the folder); NULL: any
+--
+-- May be told: a fix fix_standing advises (not weak, not failing here,
+-- no more voices against it than for it) that this agent was not told in
+-- this session by any hook (the 'advice' events name the fixes told), and
+-- that this agent did not apply itself in this session (an error of its
+-- stream that the fix was learned from). "The same fix" is its content
+-- (fix_key): one fix learned under two errors is told once.
+-- The order: a fix learned in this project first, then fix_standing's
+-- (this machine's own, the voices for it, sessions, uses, the newest).
+--   this_project  1: learned in this project (or where it was learned is
+--                 not known); 0: only elsewhere, named in `elsewhere`
+-- A row an older writer filled (error_kb with no `fixes` row) is its own
+-- fix, named 'kb:<id>'.
+WITH fix AS (
+  SELECT f.error_kb_id, f.id AS fix_id, f.uid, f.fix_key, f.resolution, f.error_headline AS headline, f.origin, f.ts,
+         s.own, s.support, s.sessions, s.uses,
+         (SELECT min(p.project) FROM main.fix_projects AS p WHERE p.fix_id = f.id) AS any_project,
+         ?4 IS NULL OR EXISTS (SELECT 1 FROM main.fix_projects AS p WHERE p.fix_id = f.id AND p.project = ?4)
+           AS here
+  FROM main.fixes AS f JOIN fix_standing(f.id) AS s
+  WHERE f.error_kb_id IN (SELECT value FROM json_each(?1)) AND s.advisable
+  UNION ALL
+  SELECT kb.id, NULL, 'kb:' || kb.id, NULL, kb.resolution, '', 'local', kb.ts, 1, 0, 0, kb.use_count, NULL, 1
+  FROM main.error_kb AS kb
+  WHERE kb.id IN (SELECT value FROM json_each(?1)) AND kb.resolution IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM main.fixes AS f WHERE f.error_kb_id = kb.id)
+),
+-- what this agent was told in this session (the fixes' uids, and their content)
+told AS (
+  SELECT t.value AS uid, tf.fix_key
+  FROM main.events AS e, json_each(e.data, '$.fixes') AS t
+  LEFT JOIN main.fixes AS tf ON tf.uid = t.value
+  WHERE ?2 IS NOT NULL AND e.session_id = ?2 AND e.type = 'advice'
+    AND coalesce(e.data ->> '$.agentId', '') = coalesce(?3, '')
+),
+-- what this agent applied itself in this session: the fixes learned from
+-- its errors
+applied AS (
+  SELECT lf.id AS fix_id, lf.fix_key
+  FROM main.events AS e
+  JOIN main.learned_errors AS l ON l.event_id = e.id
+  JOIN main.fixes AS lf ON lf.id = l.fix_id
+  WHERE ?2 IS NOT NULL AND e.session_id = ?2 AND e.type = 'tool_error'
+    AND coalesce(e.data ->> '$.agentId', '') = coalesce(?3, '')
+)
+SELECT error_kb_id, fix_id, uid, fix_key, resolution, headline, origin, this_project,
+       CASE WHEN NOT this_project THEN any_project END AS elsewhere,
+       own, support, sessions, uses, ts,
+       row_number() OVER (ORDER BY this_project DESC, own DESC, support DESC, sessions DESC, uses DESC, ts DESC)
+         AS rank
+FROM (SELECT *, here OR any_project IS NULL AS this_project FROM fix) AS x
+WHERE NOT EXISTS (SELECT 1 FROM told WHERE told.uid = x.uid OR told.fix_key = x.fix_key)
+  AND NOT EXISTS (SELECT 1 FROM applied WHERE applied.fix_id = x.fix_id OR applied.fix_key = x.fix_key)
+ORDER BY rank
