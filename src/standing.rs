@@ -15,7 +15,7 @@ use std::ffi::c_int;
 
 use sqlite_loadable::prelude::*;
 
-use crate::sql_api::ffi::{StatementCache, Value};
+use crate::sql_api::ffi::{Statement, StatementCache, Value};
 use crate::sql_api::table_function::TableFunction;
 
 const STANDING_SQL: &str = include_str!("../sql/search/fix_standing.sql");
@@ -42,11 +42,7 @@ impl TableFunction for FixStanding {
         };
         statements.with(db, STANDING_SQL, |stmt| {
             stmt.bind_int64(1, id)?;
-            let mut rows = Vec::new();
-            while stmt.step()? {
-                rows.push((0..COLUMNS).map(|i| stmt.column(i)).collect());
-            }
-            Ok(rows)
+            all_rows(stmt, COLUMNS)
         })
     }
 }
@@ -85,11 +81,16 @@ impl TableFunction for Tellable {
             stmt.bind_optional_text(2, argument(1))?;
             stmt.bind_optional_text(3, argument(2))?;
             stmt.bind_optional_text(4, argument(3))?;
-            let mut rows = Vec::new();
-            while stmt.step()? {
-                rows.push((0..TELLABLE_COLUMNS).map(|i| stmt.column(i)).collect());
-            }
-            Ok(rows)
+            all_rows(stmt, TELLABLE_COLUMNS)
         })
     }
+}
+
+/// Every row the statement gives, its first `columns` columns.
+fn all_rows(stmt: &mut Statement, columns: c_int) -> std::result::Result<Vec<Vec<Value>>, String> {
+    let mut rows = Vec::new();
+    while stmt.step()? {
+        rows.push((0..columns).map(|i| stmt.column(i)).collect());
+    }
+    Ok(rows)
 }

@@ -89,11 +89,7 @@ pub fn init(url: &str, out: &mut impl Write) -> Result<ExitCode> {
         // Every text on the hub is UTF-8 only if the database says so:
         // SQL_ASCII stores any bytes, and a row of them could fail every
         // laptop's sync.
-        let encoding: String = c
-            .query_one("SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE datname = current_database()", &[])
-            .await
-            .described()?
-            .get(0);
+        let encoding = sync::database_encoding(c).await?;
         if encoding != "UTF8" {
             return Err(anyhow::anyhow!(
                 "the database's encoding is {encoding}: a hub needs UTF8 (nothing was changed). Create one with \
@@ -105,19 +101,7 @@ pub fn init(url: &str, out: &mut impl Write) -> Result<ExitCode> {
         tx.execute("SELECT pg_advisory_xact_lock(hashtext('errkb hub schema'))", &[])
             .await
             .described()?;
-        let existing: Option<String> = match tx
-            .query_one("SELECT to_regclass('errkb.meta') IS NOT NULL", &[])
-            .await
-            .described()?
-            .get::<_, bool>(0)
-        {
-            true => tx
-                .query_opt("SELECT value FROM errkb.meta WHERE key = 'schema_version'", &[])
-                .await
-                .described()?
-                .map(|r| r.get(0)),
-            false => None,
-        };
+        let existing = sync::stored_schema_version(&tx).await?;
         if let Some(v) = existing.as_deref().and_then(|v| v.parse::<i64>().ok()) {
             if v > HUB_SCHEMA_VERSION {
                 return Err(anyhow::anyhow!(

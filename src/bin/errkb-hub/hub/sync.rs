@@ -185,17 +185,41 @@ fn new_replica_id() -> Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// The encoding of the hub's database: errkb needs UTF8 (SQL_ASCII
+/// stores any bytes, and a row of them could fail every laptop's sync).
+pub async fn database_encoding(c: &impl tokio_postgres::GenericClient) -> Result<String> {
+    Ok(c
+        .query_one("SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE datname = current_database()", &[])
+        .await
+        .described()?
+        .get(0))
+}
+
+/// The schema version the hub's `errkb.meta` holds; None when there is no
+/// hub in the database yet.
+pub async fn stored_schema_version(c: &impl tokio_postgres::GenericClient) -> Result<Option<String>> {
+    let exists = c
+        .query_one("SELECT to_regclass('errkb.meta') IS NOT NULL", &[])
+        .await
+        .described()?
+        .get::<_, bool>(0);
+    if !exists {
+        return Ok(None);
+    }
+    let row = c
+        .query_opt("SELECT value FROM errkb.meta WHERE key = 'schema_version'", &[])
+        .await
+        .described()?;
+    Ok(row.and_then(|r| r.try_get(0).ok()))
+}
+
 /// The hub's schema version, and a clear error when this errkb cannot
 /// speak it.
 pub fn check_hub_schema(hub: &mut Hub) -> Result<i64> {
     let user = hub.info.user.clone();
     let version: Option<String> = hub.with(async |c| {
         // a hub whose text is not UTF-8 can hold rows that fail every query
-        let encoding: String = c
-            .query_one("SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE datname = current_database()", &[])
-            .await
-            .described()?
-            .get(0);
+        let encoding = database_encoding(c).await?;
         if encoding != "UTF8" {
             return Err(anyhow::anyhow!(
                 "the hub's database has encoding {encoding}; errkb needs UTF8 (its owner makes one with \
@@ -203,19 +227,7 @@ pub fn check_hub_schema(hub: &mut Hub) -> Result<i64> {
                  nothing was sent or received"
             ));
         }
-        let exists = c
-            .query_one("SELECT to_regclass('errkb.meta') IS NOT NULL", &[])
-            .await
-            .described()?
-            .get::<_, bool>(0);
-        if !exists {
-            return Ok(None);
-        }
-        let row = c
-            .query_opt("SELECT value FROM errkb.meta WHERE key = 'schema_version'", &[])
-            .await
-            .described()?;
-        Ok(row.and_then(|r| r.try_get(0).ok()))
+        stored_schema_version(c).await
     })
     .map_err(|e| no_access(e, &user))?;
     let Some(version) = version else {
