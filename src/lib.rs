@@ -7,11 +7,18 @@ pub mod clock;
 pub mod config;
 pub mod embedding;
 pub mod learning;
+mod functions;
 mod search;
-mod sql_api;
+mod sqlite;
 mod standing;
 pub mod text;
 mod version;
+
+/// The modules' former home, until their paths say where they are now.
+mod sql_api {
+    pub(crate) use crate::functions;
+    pub(crate) use crate::sqlite::{ffi, table_function};
+}
 
 use std::ffi::{c_char, c_int, c_uint};
 use std::panic::{catch_unwind, AssertUnwindSafe};
