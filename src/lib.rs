@@ -14,6 +14,7 @@ pub mod embedding;
 mod extension;
 mod functions;
 pub mod learning;
+pub mod runtime;
 mod search;
 mod sqlite;
 mod standing;

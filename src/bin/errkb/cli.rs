@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::commands::model::PRODUCTION_REPO;
-use crate::runtime::script;
+use errkb::runtime::script;
 
 #[derive(Parser)]
 #[command(name = "errkb", version, about = "Error knowledge base for AI coding agents")]

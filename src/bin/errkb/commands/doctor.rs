@@ -20,7 +20,8 @@ use rusqlite::OpenFlags;
 use serde_json::Value;
 
 use crate::commands::install;
-use crate::runtime::{db, hooks, paths};
+use crate::agent::hooks;
+use errkb::runtime::{db, paths};
 use errkb::embedding::model_files;
 
 /// How many recent hook failures to show.
@@ -200,7 +201,7 @@ fn check_data_folder(r: &mut Report) -> Result<bool> {
         )?;
         return Ok(false);
     }
-    match crate::runtime::private::fix_tree(&root) {
+    match errkb::runtime::private::fix_tree(&root) {
         Ok(changed) if changed.is_empty() => r.ok(
             "data folder",
             format!("{shown} is yours alone (folders 0700, files 0600)"),

@@ -19,11 +19,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::cli::Agent;
-use crate::runtime::codex;
-use crate::runtime::db::{self, Access};
-use crate::runtime::hooks;
-use crate::runtime::script::{self, Params};
-use crate::runtime::{paths, payload};
+use crate::agent::codex;
+use errkb::runtime::db::{self, Access};
+use crate::agent::hooks;
+use errkb::runtime::script::{self, Params};
+use crate::agent::payload;
+use errkb::runtime::paths;
 
 /// Claude Code waits for hooks; past this the search gives up.
 const BUDGET: Duration = Duration::from_millis(1800);

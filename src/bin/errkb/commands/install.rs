@@ -26,7 +26,8 @@ use serde_json::{json, Map, Value};
 
 use crate::cli::Agent;
 use crate::commands::install_codex;
-use crate::runtime::{config_file, hooks, paths};
+use crate::agent::hooks;
+use errkb::runtime::{config_file, paths};
 
 /// What marks a settings.json hook command as errkb's.
 const MARK: &str = ".reflexion/bin/errkb hook ";
@@ -315,7 +316,7 @@ pub fn install(extension: &Path, dry_run: bool, agents: &[Agent], out: &mut impl
         // std::fs::copy keeps the source's mode (0755 from a build tree), and
         // an older errkb created the data with the umask's 0644
         let root = paths::data_root()?;
-        let changed = crate::runtime::private::fix_tree(&root)
+        let changed = errkb::runtime::private::fix_tree(&root)
             .with_context(|| format!("cannot make {} private", root.display()))?;
         if !changed.is_empty() {
             writeln!(
@@ -747,7 +748,7 @@ pub fn command(
         if dry_run {
             writeln!(out, "would index the message catalogs of: {}", langs.join(", "))?;
         } else {
-            let conn = crate::runtime::db::open(db_path, crate::runtime::db::Access::ReadWrite)?;
+            let conn = errkb::runtime::db::open(db_path, errkb::runtime::db::Access::ReadWrite)?;
             let s = crate::commands::catalog::build(&conn, &langs)?;
             writeln!(out, "indexed {} localized messages ({})", s.messages, langs.join(", "))?;
         }

@@ -24,7 +24,8 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::commands::install;
-use crate::runtime::{codex, paths};
+use crate::agent::codex;
+use errkb::runtime::paths;
 
 /// What marks a hooks.json command as errkb's.
 const MARK: &str = ".reflexion/bin/errkb hook --agent codex ";

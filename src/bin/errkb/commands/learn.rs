@@ -53,8 +53,9 @@ use serde_json::value::RawValue;
 
 use crate::cli::Agent;
 use crate::commands::{install_codex, learn_codex};
-use crate::runtime::script::{self, Params};
-use crate::runtime::{codex, db, hooks, paths};
+use errkb::runtime::script::{self, Params};
+use crate::agent::{codex, hooks};
+use errkb::runtime::{db, paths};
 
 #[derive(Debug, Default)]
 pub struct Summary {
@@ -723,7 +724,7 @@ impl Transcript {
                         }
                     } else {
                         let shell = matches!(tool_use.name.as_str(), "Bash" | "PowerShell");
-                        Outcome::Success(shell.then(|| crate::runtime::payload::head_and_tail(&text, crate::runtime::payload::OUTPUT_PART)))
+                        Outcome::Success(shell.then(|| crate::agent::payload::head_and_tail(&text, crate::agent::payload::OUTPUT_PART)))
                     };
                     let subagent = matches!(tool_use.name.as_str(), "Agent" | "Task")
                         .then(|| serde_json::from_str::<AgentResult>(result).ok()?.agent_id)

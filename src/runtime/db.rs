@@ -22,7 +22,7 @@ use crate::runtime::script::{self, Params};
 /// The schema, applied on every read-write open while `user_version` is
 /// behind it. Idempotent, so databases of the original system upgrade in
 /// place.
-const SCHEMA_SQL: &str = include_str!("../../../../sql/schema.sql");
+const SCHEMA_SQL: &str = include_str!("../../sql/schema.sql");
 
 /// Hooks and batch jobs share the file: wait for a writer rather than fail,
 /// up to 5 s, or `ERRKB_BUSY_TIMEOUT_MS` milliseconds.
@@ -221,7 +221,7 @@ unsafe extern "C" fn init_built_in(
 ) -> c_int {
     // SAFETY: SQLite calls this with a live connection and its API table,
     // exactly what the extension's entry point expects.
-    unsafe { errkb::sqlite3_errkb_functions_init(db.cast(), err, api.cast_mut().cast()) as c_int }
+    unsafe { crate::sqlite3_errkb_functions_init(db.cast(), err, api.cast_mut().cast()) as c_int }
 }
 
 /// Registers errkb with every connection opened from now on, once per process.
@@ -314,7 +314,7 @@ mod tests {
     /// the one it is recognised by last.
     #[test]
     fn temp_objects_are_made_as_described() {
-        for objects in errkb::TEMP_OBJECTS {
+        for objects in crate::temp_objects::TEMP_OBJECTS {
             let conn = super::open_in_memory().unwrap();
             crate::runtime::script::ensure_temp_objects(&conn, objects).unwrap();
             let names: Vec<String> = conn

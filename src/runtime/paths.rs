@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 pub fn home() -> Result<PathBuf> {
-    errkb::config::home().context("HOME is not set: pass --db or set ERRKB_DB")
+    crate::config::home().context("HOME is not set: pass --db or set ERRKB_DB")
 }
 
 /// `~/.reflexion`, where the database, config and installed files live.
 pub fn data_root() -> Result<PathBuf> {
-    errkb::config::data_root().context("HOME is not set: pass --db or set ERRKB_DB")
+    crate::config::data_root().context("HOME is not set: pass --db or set ERRKB_DB")
 }
 
 /// The database: `--db`, else `ERRKB_DB` (both resolved by clap), else the
