@@ -22,6 +22,6 @@ mod temp_objects;
 pub mod text;
 mod version;
 
-pub use extension::{sqlite3_errkb_functions_init, sqlite3_errkb_init};
+pub use extension::sqlite3_errkb_init;
 pub use search::take_last_failure as take_last_search_failure;
 pub use temp_objects::{TempObjects, HISTORY_VIEWS_SQL, TEMP_OBJECTS};

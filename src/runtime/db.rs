@@ -7,15 +7,13 @@
 //! loading and relocation of a shared library; the same code is built as
 //! `errkb.so` for the sqlite3 shell.
 
-use std::ffi::{c_char, c_int};
 use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
-use rusqlite::{ffi, Connection, OpenFlags, Transaction, TransactionBehavior};
+use anyhow::{Context, Result};
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 use crate::runtime::script::{self, Params};
 
@@ -212,27 +210,10 @@ pub fn open_in_memory() -> Result<Connection> {
     Ok(Connection::open_in_memory()?)
 }
 
-/// The extension's entry point with the types of the SQLite this program
-/// links (rusqlite's); the extension's own bindings name the same C types.
-unsafe extern "C" fn init_built_in(
-    db: *mut ffi::sqlite3,
-    err: *mut *mut c_char,
-    api: *const ffi::sqlite3_api_routines,
-) -> c_int {
-    // SAFETY: SQLite calls this with a live connection and its API table,
-    // exactly what the extension's entry point expects.
-    unsafe { crate::sqlite3_errkb_functions_init(db.cast(), err, api.cast_mut().cast()) as c_int }
-}
-
-/// Registers errkb with every connection opened from now on, once per process.
+/// Registers errkb's functions with every connection opened from now on
+/// (the TEMP objects are made when a script names one: a hook names none).
 fn register_built_in_extension() -> Result<()> {
-    static REGISTERED: OnceLock<c_int> = OnceLock::new();
-    // SAFETY: sqlite3_auto_extension only records the entry point.
-    let rc = *REGISTERED.get_or_init(|| unsafe { ffi::sqlite3_auto_extension(Some(init_built_in)) });
-    if rc != ffi::SQLITE_OK {
-        bail!("cannot register the errkb functions with SQLite (code {rc})");
-    }
-    Ok(())
+    crate::extension::register_built_in().map_err(anyhow::Error::msg)
 }
 
 /// Load an extension file into a connection: `errkb doctor` checks that

@@ -140,8 +140,6 @@ pub fn statements(sql: &str) -> Vec<String> {
     let bytes = sql.as_bytes();
     let mut out = Vec::new();
     let mut current = String::new();
-    // `current` as a C string for sqlite3_complete, reused
-    let mut terminated: Vec<u8> = Vec::new();
     let mut at = 0;
     while at < bytes.len() {
         let rest = &bytes[at..];
@@ -169,13 +167,7 @@ pub fn statements(sql: &str) -> Vec<String> {
                 current.push(';');
                 // Only a trigger's body holds a `;` that ends nothing: SQLite
                 // is asked about a statement that makes one.
-                let complete = !makes_trigger(&current) || {
-                    terminated.clear();
-                    terminated.extend_from_slice(current.as_bytes());
-                    terminated.push(0);
-                    // SAFETY: sqlite3_complete only reads the NUL-terminated bytes.
-                    unsafe { rusqlite::ffi::sqlite3_complete(terminated.as_ptr().cast()) != 0 }
-                };
+                let complete = !makes_trigger(&current) || crate::sqlite::linked::is_complete(&current);
                 if complete {
                     out.push(current.trim().to_owned());
                     current.clear();

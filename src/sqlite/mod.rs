@@ -8,5 +8,6 @@
 pub(crate) mod entry_point;
 pub(crate) mod ffi;
 pub(crate) mod insert_table;
+pub(crate) mod linked;
 pub(crate) mod scalar;
 pub(crate) mod table_function;
