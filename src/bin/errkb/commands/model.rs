@@ -18,9 +18,6 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use sha1::Digest;
 
-/// The production model's repository on Hugging Face.
-pub const PRODUCTION_REPO: &str = errkb::config::PRODUCTION_MODEL;
-
 /// The hash a file must have, as the hub states it.
 #[derive(Debug, PartialEq, Eq)]
 enum Expected {
