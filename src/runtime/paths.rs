@@ -112,6 +112,21 @@ pub fn claude_dir() -> Result<PathBuf> {
     })
 }
 
+/// Codex's folder: `$CODEX_HOME`, else `~/.codex`; as Codex names it in
+/// trust keys, with symbolic links resolved (when it exists).
+pub fn codex_home() -> Result<PathBuf> {
+    let dir = match std::env::var_os("CODEX_HOME").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => home()?.join(".codex"),
+    };
+    let dir = if dir.is_relative() {
+        std::env::current_dir()?.join(dir)
+    } else {
+        dir
+    };
+    Ok(std::fs::canonicalize(&dir).unwrap_or(dir))
+}
+
 /// `program` on PATH, when it is there (an executable file).
 pub fn on_path(program: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;

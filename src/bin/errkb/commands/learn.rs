@@ -52,7 +52,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::cli::Agent;
-use crate::commands::{install_codex, learn_codex};
+use crate::agent::call::{Call, Outcome};
+use crate::commands::learn_codex;
 use errkb::runtime::script::{self, Params};
 use crate::agent::{codex, hooks};
 use errkb::runtime::{db, paths};
@@ -111,12 +112,12 @@ pub fn default_transcripts() -> Result<PathBuf> {
 /// Where Codex keeps its session files: `$CODEX_HOME/sessions`, else
 /// `~/.codex/sessions`.
 pub fn default_codex_sessions() -> Result<PathBuf> {
-    Ok(install_codex::codex_home()?.join("sessions"))
+    Ok(paths::codex_home()?.join("sessions"))
 }
 
 /// Where Codex moves the session files the user archived.
 fn archived_codex_sessions() -> Result<PathBuf> {
-    Ok(install_codex::codex_home()?.join("archived_sessions"))
+    Ok(paths::codex_home()?.join("archived_sessions"))
 }
 
 /// The `.jsonl` files under `paths` (files as given, folders searched),
@@ -482,31 +483,6 @@ fn read_known(conn: &Connection, after: i64, known: &mut HashSet<String>) -> Res
 
 fn count_fixes(conn: &Connection) -> Result<u64> {
     Ok(conn.query_row("SELECT count(*) FROM learned_errors", [], |r| r.get::<_, i64>(0))? as u64)
-}
-
-/// One tool call with its result, as the hooks would have seen it.
-pub(crate) struct Call {
-    /// When the result arrived: the time PostToolUse(Failure) fires.
-    pub ts: String,
-    pub session_id: String,
-    pub cwd: Option<String>,
-    pub agent_id: Option<String>,
-    pub tool_use_id: String,
-    pub tool_name: String,
-    pub tool_input: Box<RawValue>,
-    pub outcome: Outcome,
-    /// The agent an Agent (Task) call started.
-    pub subagent: Option<String>,
-    /// The agent whose call it is, when not Claude Code's, and its turn.
-    pub agent: Option<&'static str>,
-    pub turn_id: Option<String>,
-}
-
-pub(crate) enum Outcome {
-    /// With a shell command's output (as the hook gets it: `:output`).
-    Success(Option<String>),
-    Failure(String),
-    Interrupt(String),
 }
 
 #[derive(Deserialize)]

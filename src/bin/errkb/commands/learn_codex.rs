@@ -43,7 +43,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use crate::commands::learn::{Call, Outcome};
+use crate::agent::call::{Call, Outcome};
 use crate::agent::codex::{self, calls_of_patch, part_id, relative_to, shell_quote};
 use crate::agent::codex_patch;
 use crate::agent::codex_rollout::{self, classify, sandbox_failure, Failure, ShellEnd, Verdict};
