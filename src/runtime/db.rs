@@ -16,6 +16,7 @@ use anyhow::{Context, Result};
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 use crate::runtime::script::{self, Params};
+use crate::runtime::storage;
 
 /// The schema, applied on every read-write open while `user_version` is
 /// behind it. Idempotent, so databases of the original system upgrade in
@@ -132,7 +133,7 @@ impl Drop for Database {
 
 pub fn open(path: &Path, access: Access) -> Result<Database> {
     let conn = connect(path, access)
-        .with_context(|| format!("cannot open database {}{}", path.display(), storage_hint(path)))?;
+        .with_context(|| format!("cannot open database {}{}", path.display(), storage::note(path)))?;
     Ok(Database {
         conn: ManuallyDrop::new(conn),
         path: path.to_owned(),
@@ -178,31 +179,6 @@ fn wait_for_writers(conn: &mut Connection) -> rusqlite::Result<()> {
         std::thread::sleep(BUSY_STEP);
         u128::try_from(attempt).unwrap_or(0) * BUSY_STEP.as_millis() < busy_timeout().as_millis()
     }))
-}
-
-/// Why SQLite's "unable to open database file" or "disk I/O error" may have
-/// happened, when the file system says: a WAL database's folder must take
-/// its -wal and -shm files, and a full disk fails writes of any kind.
-pub fn storage_hint(path: &Path) -> &'static str {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let Ok(dir) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
-        return "";
-    };
-    // SAFETY: access() and statvfs() only read the NUL-terminated path and
-    // write into the zeroed struct we own.
-    unsafe {
-        if libc::access(dir.as_ptr(), libc::W_OK) != 0 {
-            return " (its folder is read-only: the database needs to write its journal beside it)";
-        }
-        let mut fs: libc::statvfs = std::mem::zeroed();
-        if libc::statvfs(dir.as_ptr(), &mut fs) == 0 && fs.f_bavail == 0 {
-            return " (the disk holding it is full)";
-        }
-    }
-    ""
 }
 
 pub fn open_in_memory() -> Result<Connection> {
