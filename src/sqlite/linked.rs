@@ -23,8 +23,8 @@ unsafe extern "C" fn init_built_in(
     let Some(register) = REGISTER.get() else {
         return ffi::SQLITE_ERROR;
     };
-    // SAFETY: SQLite calls this with a live connection and its API table,
-    // exactly what an extension's entry point expects.
+    // SQLite calls this with a live connection and its API table, exactly
+    // what an extension's entry point is given.
     entry_point::init(db.cast(), err, api.cast_mut().cast(), *register) as c_int
 }
 
