@@ -28,10 +28,8 @@
 
 use std::ffi::c_int;
 
-use sqlite_loadable::prelude::*;
-
-use crate::sql_api::ffi::{Statement, StatementCache, Value};
-use crate::sql_api::table_function::TableFunction;
+use crate::sqlite::ffi::{Connection, Statement, StatementCache, Value};
+use crate::sqlite::table_function::TableFunction;
 use crate::text::signature::{signature, Signature};
 
 /// How many leading characters (code points) of the signature a prefix
@@ -128,7 +126,7 @@ pub struct Asking {
 /// (no table yet, no model) is passed over like a stage that misses. With
 /// `ERRKB_TRACE` set, each stage's outcome is written to stderr, to answer
 /// "why did this not match?".
-pub fn best_match(db: *mut sqlite3, statements: &mut StatementCache, query: &str, asking: &Asking) -> Option<Hit> {
+pub fn best_match(db: Connection, statements: &mut StatementCache, query: &str, asking: &Asking) -> Option<Hit> {
     let trace = std::env::var_os("ERRKB_TRACE").is_some();
     let english = crate::text::catalog::translate_with(db, statements, query).unwrap_or_else(|_| query.to_string());
     let sig = signature(&english);
@@ -194,7 +192,7 @@ struct Query {
     asking: Asking,
 }
 
-type StageFn = fn(*mut sqlite3, &mut StatementCache, &Query) -> std::result::Result<Option<Hit>, String>;
+type StageFn = fn(Connection, &mut StatementCache, &Query) -> std::result::Result<Option<Hit>, String>;
 
 /// The last stage failure kb_search passed over, for the hooks to log
 /// (`errkb_last_search_error()` reads and clears it).
@@ -205,7 +203,7 @@ pub fn take_last_failure() -> Option<String> {
 }
 
 fn exact_match(
-    db: *mut sqlite3,
+    db: Connection,
     statements: &mut StatementCache,
     query: &Query,
 ) -> std::result::Result<Option<Hit>, String> {
@@ -224,7 +222,7 @@ fn exact_match(
 }
 
 fn prefix_match(
-    db: *mut sqlite3,
+    db: Connection,
     statements: &mut StatementCache,
     query: &Query,
 ) -> std::result::Result<Option<Hit>, String> {
@@ -263,7 +261,7 @@ fn prefix_range(text: &str) -> (&str, Vec<u8>) {
 }
 
 fn vector_match(
-    db: *mut sqlite3,
+    db: Connection,
     statements: &mut StatementCache,
     query: &Query,
 ) -> std::result::Result<Option<Hit>, String> {
@@ -353,7 +351,7 @@ pub fn vector_accepts(thresholds: &crate::embedding::embed::Thresholds, distance
 /// The fixes of the error_kb rows `ids` that may be told to whoever is
 /// asking, in the one rule's order.
 fn candidates(
-    db: *mut sqlite3,
+    db: Connection,
     statements: &mut StatementCache,
     ids: &[i64],
     asking: &Asking,
@@ -471,8 +469,8 @@ impl TableFunction for KbSearch {
     const NEVER_RAISES: bool = true;
 
     fn rows(
-        db: *mut sqlite3,
-        statements: &mut crate::sql_api::ffi::StatementCache,
+        db: Connection,
+        statements: &mut StatementCache,
         arguments: &[Option<&[u8]>],
     ) -> std::result::Result<Vec<Vec<Value>>, String> {
         let Some(query) = arguments[0] else {

@@ -13,10 +13,8 @@
 
 use std::ffi::c_int;
 
-use sqlite_loadable::prelude::*;
-
-use crate::sql_api::ffi::{Statement, StatementCache, Value};
-use crate::sql_api::table_function::TableFunction;
+use crate::sqlite::ffi::{Connection, Statement, StatementCache, Value};
+use crate::sqlite::table_function::TableFunction;
 
 const STANDING_SQL: &str = include_str!("../sql/search/fix_standing.sql");
 const COLUMNS: c_int = 7;
@@ -33,7 +31,7 @@ impl TableFunction for FixStanding {
     const NEVER_RAISES: bool = false;
 
     fn rows(
-        db: *mut sqlite3,
+        db: Connection,
         statements: &mut StatementCache,
         arguments: &[Option<&[u8]>],
     ) -> std::result::Result<Vec<Vec<Value>>, String> {
@@ -63,7 +61,7 @@ impl TableFunction for Tellable {
     const NEVER_RAISES: bool = false;
 
     fn rows(
-        db: *mut sqlite3,
+        db: Connection,
         statements: &mut StatementCache,
         arguments: &[Option<&[u8]>],
     ) -> std::result::Result<Vec<Vec<Value>>, String> {

@@ -17,7 +17,7 @@ pub fn debug_report() -> String {
     format!(
         "Version: {VERSION}\nCommit: {GIT_HASH}\nSQLite: {}\nsqlite-vec: v{SQLITE_VEC_VERSION}\n\
          Model: {model}\nONNX Runtime: {}",
-        crate::sql_api::ffi::libversion(),
+        crate::sqlite::ffi::libversion(),
         found(crate::embedding::model_files::resolve_onnxruntime()),
     )
 }

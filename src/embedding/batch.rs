@@ -4,11 +4,9 @@
 //! nothing to embed. A failing batch falls back to one run per text, so one
 //! bad text costs only its own row.
 
-use sqlite_loadable::prelude::*;
-
 use crate::embedding::embed::{self, MAX_BATCH};
-use crate::sql_api::ffi::Value;
-use crate::sql_api::table_function::TableFunction;
+use crate::sqlite::ffi::{Connection, StatementCache, Value};
+use crate::sqlite::table_function::TableFunction;
 
 pub struct EmbedBatch;
 
@@ -21,8 +19,8 @@ impl TableFunction for EmbedBatch {
     const NEVER_RAISES: bool = false;
 
     fn rows(
-        _db: *mut sqlite3,
-        _statements: &mut crate::sql_api::ffi::StatementCache,
+        _db: Connection,
+        _statements: &mut StatementCache,
         arguments: &[Option<&[u8]>],
     ) -> Result<Vec<Vec<Value>>, String> {
         let Some(json) = arguments[0] else {

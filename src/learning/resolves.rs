@@ -44,10 +44,9 @@ use std::cell::RefCell;
 use std::ffi::c_int;
 
 use serde_json::{json, Value as Json};
-use sqlite_loadable::prelude::*;
 
-use crate::sql_api::ffi::{Statement, Value};
-use crate::sql_api::table_function::{text, TableFunction};
+use crate::sqlite::ffi::{Connection, Statement, StatementCache, Value};
+use crate::sqlite::table_function::{text, TableFunction};
 use crate::text::command::{self, Command};
 
 /// The steps of a stream that a fix is looked for in.
@@ -674,7 +673,7 @@ pub fn resolutions_with(
 }
 
 /// The agent's window of the session, oldest first.
-fn read_window(db: *mut sqlite3, session_id: &str, agent_id: Option<&str>) -> std::result::Result<Vec<Step>, String> {
+fn read_window(db: Connection, session_id: &str, agent_id: Option<&str>) -> std::result::Result<Vec<Step>, String> {
     let mut events = Statement::prepare(
         db,
         "SELECT id, type = 'tool_error', data, project_path FROM main.events \
@@ -705,7 +704,7 @@ fn read_window(db: *mut sqlite3, session_id: &str, agent_id: Option<&str>) -> st
 
 /// The successful steps of the subagent `agent` of the session, oldest
 /// first (at most a window's worth: the last ones).
-fn read_subagent(db: *mut sqlite3, session_id: &str, agent: &str) -> std::result::Result<Vec<Step>, String> {
+fn read_subagent(db: Connection, session_id: &str, agent: &str) -> std::result::Result<Vec<Step>, String> {
     let mut events = Statement::prepare(
         db,
         "SELECT id, data, project_path FROM main.events \
@@ -731,7 +730,7 @@ fn read_subagent(db: *mut sqlite3, session_id: &str, agent: &str) -> std::result
 /// Whether error event `event_id` is learned already (in
 /// `learned_errors`), with `lookup` prepared on first use; a failed lookup
 /// counts as learned, so that nothing is learned twice.
-fn is_learned(db: *mut sqlite3, lookup: &RefCell<Option<Statement>>, event_id: i64) -> bool {
+fn is_learned(db: Connection, lookup: &RefCell<Option<Statement>>, event_id: i64) -> bool {
     let mut slot = lookup.borrow_mut();
     let stmt = match slot.as_mut() {
         Some(stmt) => stmt,
@@ -747,7 +746,7 @@ fn is_learned(db: *mut sqlite3, lookup: &RefCell<Option<Statement>>, event_id: i
 }
 
 fn find(
-    db: *mut sqlite3,
+    db: Connection,
     session_id: &str,
     agent_id: Option<&str>,
     output: Option<&str>,
@@ -780,8 +779,8 @@ impl TableFunction for KbResolves {
     const NEVER_RAISES: bool = true;
 
     fn rows(
-        db: *mut sqlite3,
-        _statements: &mut crate::sql_api::ffi::StatementCache,
+        db: Connection,
+        _statements: &mut StatementCache,
         arguments: &[Option<&[u8]>],
     ) -> std::result::Result<Vec<Vec<Value>>, String> {
         let Some(session_id) = arguments[0] else {

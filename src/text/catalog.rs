@@ -16,9 +16,7 @@ use std::sync::LazyLock;
 
 use regex_lite::Regex;
 
-use sqlite_loadable::prelude::sqlite3;
-
-use crate::sql_api::ffi::{Statement, StatementCache, Value};
+use crate::sqlite::ffi::{Connection, Statement, StatementCache, Value};
 
 /// Pieces shorter than this (in characters) are too common to look up:
 /// Latin-script words (`von`, `bei`) need more letters than CJK ones
@@ -131,12 +129,12 @@ const ANY_SQL: &str = "SELECT 1 FROM message_catalog LIMIT 1";
 /// `text` with the localized messages the catalog knows written in English.
 /// Without a `message_catalog` table (or an empty one) the text comes back
 /// as it is.
-pub fn translate(db: *mut sqlite3, text: &str) -> Result<String, String> {
+pub fn translate(db: Connection, text: &str) -> Result<String, String> {
     translate_with(db, &mut StatementCache::default(), text)
 }
 
 /// `translate`, with statements kept by the caller's connection.
-pub fn translate_with(db: *mut sqlite3, statements: &mut StatementCache, text: &str) -> Result<String, String> {
+pub fn translate_with(db: Connection, statements: &mut StatementCache, text: &str) -> Result<String, String> {
     // No catalog table, or an empty one (an English-only user): nothing to
     // look up, line by line and piece by piece.
     let has_catalog = statements.with(db, ANY_SQL, |any| any.step()).unwrap_or(false);

@@ -15,7 +15,7 @@ use crate::hub::client::{Described, Hub};
 use crate::hub::conninfo::Conninfo;
 use crate::hub::project::Selection;
 use crate::hub::sync::{self, State, HUB_SCHEMA_SQL, HUB_SCHEMA_VERSION};
-use crate::runtime::{config_file, db};
+use errkb::runtime::{config_file, db};
 
 /// The hub config.json names (`"hub": {"url", "projects", "exclude"}`), if any.
 fn joined() -> Result<Option<(Conninfo, Selection)>> {

@@ -5,11 +5,7 @@
 //! A program of its own so that the hooks' program has no network or
 //! PostgreSQL client code in it: a hook's start-up is what it is without a
 //! hub (`make bench` compares). It shares `errkb`'s runtime (opening the
-//! database, running the scripts, the config file) as source.
-
-#[allow(dead_code)] // the hooks' parts of the runtime, unused here
-#[path = "../errkb/runtime/mod.rs"]
-mod runtime;
+//! database, running the scripts, the config file): `errkb::runtime`.
 
 mod commands;
 mod hub;
@@ -20,7 +16,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use runtime::paths;
+use errkb::runtime::{self, paths};
 
 #[derive(Parser)]
 #[command(

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::commands::model::PRODUCTION_REPO;
-use crate::runtime::script;
+use errkb::config::PRODUCTION_MODEL;
+use errkb::runtime::script;
 
 #[derive(Parser)]
 #[command(name = "errkb", version, about = "Error knowledge base for AI coding agents")]
@@ -174,7 +174,7 @@ pub enum ModelAction {
     /// into ~/.reflexion/models/, then prepare it
     Download {
         /// Hugging Face repository
-        #[arg(long, default_value = PRODUCTION_REPO)]
+        #[arg(long, default_value = PRODUCTION_MODEL)]
         repo: String,
         /// The float32 model instead of the int8 one
         #[arg(long)]

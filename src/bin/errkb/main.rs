@@ -4,11 +4,13 @@
 //! sqlite3 shell loads as `errkb.so`) and runs SQL: the scripts under `sql/`
 //! hold the logic, this binary binds parameters and prints results. This
 //! file only dispatches: the command line is `cli.rs`, each command a
-//! module of `commands/`, what they share is `runtime/`.
+//! module of `commands/`, how the agents' hooks and files are read is
+//! `agent/`; opening the database and running scripts is the library's
+//! `errkb::runtime`, which errkb-hub shares.
 
+mod agent;
 mod cli;
 mod commands;
-mod runtime;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -20,10 +22,10 @@ use cli::{Cli, Command};
 use commands::{
     catalog, doctor, embed, hook, hub, install, install_codex, learn, migrate, model, plugin, record, run, search,
 };
-use runtime::{db, paths};
+use errkb::runtime::{db, paths};
 
 fn main() -> ExitCode {
-    runtime::private::restrict_process();
+    errkb::runtime::private::restrict_process();
     let cli = Cli::parse();
     match dispatch(cli) {
         Ok(code) => code,

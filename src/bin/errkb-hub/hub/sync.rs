@@ -39,7 +39,7 @@ use tokio_postgres::Row;
 
 use super::client::{Described, Hub};
 use super::project::{Remotes, Selection};
-use crate::runtime::script::{self, Params};
+use errkb::runtime::script::{self, Params};
 
 /// The hub schema version this errkb speaks (sql/hub/schema.sql's).
 pub const HUB_SCHEMA_VERSION: i64 = 2;

@@ -176,7 +176,7 @@ pub fn command(db_path: &Path, langs: Vec<String>, out: &mut impl std::io::Write
         )?;
         return Ok(std::process::ExitCode::SUCCESS);
     }
-    let conn = crate::runtime::db::open(db_path, crate::runtime::db::Access::ReadWrite)?;
+    let conn = errkb::runtime::db::open(db_path, errkb::runtime::db::Access::ReadWrite)?;
     let s = build(&conn, &langs)?;
     writeln!(
         out,

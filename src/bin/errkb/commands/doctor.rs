@@ -20,7 +20,9 @@ use rusqlite::OpenFlags;
 use serde_json::Value;
 
 use crate::commands::install;
-use crate::runtime::{db, hooks, paths};
+use crate::agent::hooks;
+use errkb::runtime::storage::{self, writable, Problem, Storage};
+use errkb::runtime::{db, paths};
 use errkb::embedding::model_files;
 
 /// How many recent hook failures to show.
@@ -29,9 +31,6 @@ const RECENT_FAILURES: usize = 5;
 const RECENT_DAYS: u64 = 7;
 /// How long the full integrity check may take (`ERRKB_DOCTOR_CHECK_MS`).
 const CHECK_BUDGET: Duration = Duration::from_secs(5);
-/// Less room than this on the database's disk is a full disk: a hook writes
-/// a few pages, a checkpoint a few dozen.
-const LOW_DISK_BYTES: u64 = 1 << 20;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Status {
@@ -200,7 +199,7 @@ fn check_data_folder(r: &mut Report) -> Result<bool> {
         )?;
         return Ok(false);
     }
-    match crate::runtime::private::fix_tree(&root) {
+    match errkb::runtime::private::fix_tree(&root) {
         Ok(changed) if changed.is_empty() => r.ok(
             "data folder",
             format!("{shown} is yours alone (folders 0700, files 0600)"),
@@ -479,11 +478,10 @@ fn check_shell_extension(r: &mut Report, file: Result<PathBuf>, version: &str) -
 
 /// Room on the disk that holds the database.
 fn check_disk(r: &mut Report, db_path: &Path) -> Result<()> {
-    let Some(dir) = db_path.ancestors().skip(1).find(|d| d.is_dir()) else {
-        return Ok(());
-    };
-    let Some(free) = free_bytes(dir) else { return Ok(()) };
-    if free < LOW_DISK_BYTES {
+    let storage = Storage::of(db_path);
+    let dir = &storage.dir;
+    let Some(free) = storage.free else { return Ok(()) };
+    if free < storage::LOW_DISK_BYTES {
         return r.fail(
             "disk",
             format!(
@@ -632,15 +630,14 @@ fn unreadable(r: &mut Report, db_path: &Path, e: &rusqlite::Error) -> Result<()>
             "look for a stuck job (pgrep -fa errkb) and stop it",
         ),
         _ => {
-            let hint = db::storage_hint(db_path);
-            let remedy = if hint.contains("full") {
-                format!("free some space on the disk holding {dir}")
-            } else if hint.contains("read-only") {
-                format!("chmod u+rwx {dir}")
-            } else {
-                format!("ls -l {shown}*; the files must be yours and writable (chmod 600 {shown}*)")
+            let problem = Storage::of(db_path).problem();
+            let remedy = match problem {
+                Some(Problem::Full) => format!("free some space on the disk holding {dir}"),
+                Some(Problem::ReadOnlyFolder) => format!("chmod u+rwx {dir}"),
+                None => format!("ls -l {shown}*; the files must be yours and writable (chmod 600 {shown}*)"),
             };
-            r.fail("database", format!("{shown} cannot be opened: {e}{hint}"), remedy)
+            let note = problem.map_or("", Problem::note);
+            r.fail("database", format!("{shown} cannot be opened: {e}{note}"), remedy)
         }
     }
 }
@@ -953,24 +950,6 @@ fn recent_cutoff() -> String {
         .checked_sub(Duration::from_secs(RECENT_DAYS * 86_400))
         .unwrap_or(SystemTime::UNIX_EPOCH);
     errkb::clock::seconds(cutoff)
-}
-
-fn writable(path: &Path) -> bool {
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
-        return false;
-    };
-    // SAFETY: access() only reads the NUL-terminated path.
-    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
-}
-
-/// Bytes this user may still write on the file system holding `dir`.
-fn free_bytes(dir: &Path) -> Option<u64> {
-    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
-    // SAFETY: statvfs only reads the path and writes into the zeroed struct we own.
-    unsafe {
-        let mut fs: libc::statvfs = std::mem::zeroed();
-        (libc::statvfs(c.as_ptr(), &mut fs) == 0).then(|| fs.f_bavail as u64 * fs.f_frsize as u64)
-    }
 }
 
 fn human_bytes(n: u64) -> String {

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
 
-use crate::runtime::script::{self, Params};
+use errkb::runtime::script::{self, Params};
 
 const EMBED_BATCH_SQL: &str = include_str!("../../../../sql/jobs/embed_batch.sql");
 const INDEX_VECTORS_SQL: &str = include_str!("../../../../sql/jobs/index_vectors.sql");
@@ -193,7 +193,7 @@ pub fn command(db_path: &Path, out: &mut impl std::io::Write) -> Result<ExitCode
     if std::env::var_os("ERRKB_EMBED_THREADS").is_none() {
         errkb::embedding::embed::set_threads(std::thread::available_parallelism().map_or(1, |n| n.get()));
     }
-    let conn = crate::runtime::db::open(db_path, crate::runtime::db::Access::ReadWrite)?;
+    let conn = errkb::runtime::db::open(db_path, errkb::runtime::db::Access::ReadWrite)?;
     match run(&conn, db_path)? {
         Outcome::Ran(s) => {
             if let Some(old) = &s.replaced_model {

@@ -19,11 +19,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::cli::Agent;
-use crate::runtime::codex;
-use crate::runtime::db::{self, Access};
-use crate::runtime::hooks;
-use crate::runtime::script::{self, Params};
-use crate::runtime::{paths, payload};
+use crate::agent::codex;
+use errkb::runtime::db::{self, Access};
+use crate::agent::hooks;
+use errkb::runtime::script::{self, Params};
+use crate::agent::payload;
+use errkb::runtime::{paths, storage};
 
 /// Claude Code waits for hooks; past this the search gives up.
 const BUDGET: Duration = Duration::from_millis(1800);
@@ -128,7 +129,7 @@ fn run_script(event: &str, agent: Agent, db_path: Option<PathBuf>, started: Inst
                 "{}.sql on {}{}",
                 run.event,
                 db_path.display(),
-                db::storage_hint(&db_path)
+                storage::note(&db_path)
             )
         });
         // A search stage that failed is passed over (no advice); say why in the

@@ -26,7 +26,9 @@ use serde_json::{json, Map, Value};
 
 use crate::cli::Agent;
 use crate::commands::install_codex;
-use crate::runtime::{config_file, hooks, paths};
+use crate::agent::hooks;
+use crate::agent::settings_file::{diff, read_settings, render, write_with_backup};
+use errkb::runtime::{config_file, paths};
 
 /// What marks a settings.json hook command as errkb's.
 const MARK: &str = ".reflexion/bin/errkb hook ";
@@ -156,80 +158,6 @@ fn with_errkb(settings: Value) -> Value {
     settings
 }
 
-pub(crate) fn render(settings: &Value) -> String {
-    serde_json::to_string_pretty(settings).unwrap_or_default() + "\n"
-}
-
-pub(crate) fn read_settings(path: &Path) -> Result<(String, Value)> {
-    match std::fs::read_to_string(path) {
-        Ok(text) if text.trim().is_empty() => Ok((text, json!({}))),
-        Ok(text) => {
-            let value = serde_json::from_str(&text).with_context(|| {
-                format!(
-                    "{} is not valid JSON; fix it first (nothing was changed)",
-                    path.display()
-                )
-            })?;
-            Ok((text, value))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((String::new(), json!({}))),
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-    }
-}
-
-/// Write `text` to `path`, keeping the previous version as a timestamped
-/// backup. Returns the backup's path, if there was a previous version.
-pub(crate) fn write_with_backup(path: &Path, old: &str, text: &str) -> Result<Option<PathBuf>> {
-    std::fs::create_dir_all(path.parent().context("settings directory")?)?;
-    let backup = if path.exists() {
-        Some(write_backup(path, old)?)
-    } else {
-        None
-    };
-    let staging = path.with_file_name(format!(
-        "{}.errkb-tmp",
-        path.file_name().context("settings file name")?.to_string_lossy()
-    ));
-    std::fs::write(&staging, text)?;
-    std::fs::rename(&staging, path)?;
-    Ok(backup)
-}
-
-/// `old` in a new file beside `path`, named by the time: install and
-/// uninstall in the same second (or millisecond) each keep their own
-/// backup, never overwrite an earlier one (the file is created exclusively;
-/// a taken name gets a counter).
-fn write_backup(path: &Path, old: &str) -> Result<PathBuf> {
-    use std::io::Write;
-    let stamp = errkb::clock::millis(std::time::SystemTime::now()).replace(':', "");
-    let name = path
-        .file_name()
-        .context("settings file name")?
-        .to_string_lossy()
-        .into_owned();
-    for n in 0..1000 {
-        let suffix = if n == 0 { String::new() } else { format!("-{n}") };
-        let backup = path.with_file_name(format!("{name}.{stamp}{suffix}.bak"));
-        match std::fs::OpenOptions::new().write(true).create_new(true).open(&backup) {
-            Ok(mut file) => {
-                file.write_all(old.as_bytes())?;
-                file.sync_all()?;
-                return Ok(backup);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e).with_context(|| format!("cannot write the backup {}", backup.display())),
-        }
-    }
-    anyhow::bail!("cannot find a free backup name beside {}", path.display())
-}
-
-pub(crate) fn diff(old: &str, new: &str, name: &str) -> String {
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .header(name, name)
-        .to_string()
-}
-
 /// The files install puts in place: (source, destination, is a user-editable script).
 fn files(extension: &Path) -> Result<Vec<(FileSource, PathBuf)>> {
     let root = paths::data_root()?;
@@ -315,7 +243,7 @@ pub fn install(extension: &Path, dry_run: bool, agents: &[Agent], out: &mut impl
         // std::fs::copy keeps the source's mode (0755 from a build tree), and
         // an older errkb created the data with the umask's 0644
         let root = paths::data_root()?;
-        let changed = crate::runtime::private::fix_tree(&root)
+        let changed = errkb::runtime::private::fix_tree(&root)
             .with_context(|| format!("cannot make {} private", root.display()))?;
         if !changed.is_empty() {
             writeln!(
@@ -747,7 +675,7 @@ pub fn command(
         if dry_run {
             writeln!(out, "would index the message catalogs of: {}", langs.join(", "))?;
         } else {
-            let conn = crate::runtime::db::open(db_path, crate::runtime::db::Access::ReadWrite)?;
+            let conn = errkb::runtime::db::open(db_path, errkb::runtime::db::Access::ReadWrite)?;
             let s = crate::commands::catalog::build(&conn, &langs)?;
             writeln!(out, "indexed {} localized messages ({})", s.messages, langs.join(", "))?;
         }

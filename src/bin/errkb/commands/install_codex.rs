@@ -23,8 +23,9 @@ use anyhow::{Context, Result};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::commands::install;
-use crate::runtime::{codex, paths};
+use crate::agent::codex;
+use crate::agent::settings_file;
+use errkb::runtime::paths::{self, codex_home};
 
 /// What marks a hooks.json command as errkb's.
 const MARK: &str = ".reflexion/bin/errkb hook --agent codex ";
@@ -37,21 +38,6 @@ pub const PLUGIN_HOOKS_FILE: &str = "hooks/codex.json";
 
 pub fn hook_command(event: &str) -> String {
     format!("~/.reflexion/bin/errkb hook --agent codex {event}")
-}
-
-/// Codex's folder: `$CODEX_HOME`, else `~/.codex`; as Codex names it in
-/// trust keys, with symbolic links resolved (when it exists).
-pub fn codex_home() -> Result<PathBuf> {
-    let dir = match std::env::var_os("CODEX_HOME").filter(|d| !d.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => paths::home()?.join(".codex"),
-    };
-    let dir = if dir.is_relative() {
-        std::env::current_dir()?.join(dir)
-    } else {
-        dir
-    };
-    Ok(std::fs::canonicalize(&dir).unwrap_or(dir))
 }
 
 pub fn hooks_path() -> Result<PathBuf> {
@@ -392,7 +378,7 @@ struct Change {
 fn change(install: bool) -> Result<(Change, Option<String>, usize)> {
     let hooks_path = hooks_path()?;
     let config_path = config_path()?;
-    let (hooks_old, hooks) = install::read_settings(&hooks_path)?;
+    let (hooks_old, hooks) = settings_file::read_settings(&hooks_path)?;
     let (config_old, config) = read_config(&config_path)?;
     let plugin = enabled_plugin(&config);
     let new_hooks = if install && plugin.is_none() {
@@ -410,7 +396,7 @@ fn change(install: bool) -> Result<(Change, Option<String>, usize)> {
     // the keys errkb's hooks had (their place in the file may have moved)
     let old_keys: Vec<String> = trust_of(&hooks, &source, true).into_iter().map(|(k, _)| k).collect();
     let new_config = with_trust(config, &wanted, &errkb_hashes(), &old_keys).to_string();
-    let hooks_text = (new_hooks != hooks).then(|| install::render(&new_hooks));
+    let hooks_text = (new_hooks != hooks).then(|| settings_file::render(&new_hooks));
     // nothing to keep in a hooks.json that errkb made and now empties
     let config_text = (new_config != config_old).then_some(new_config);
     Ok((
@@ -437,10 +423,10 @@ fn apply(change: &Change, dry_run: bool, out: &mut impl std::io::Write) -> Resul
             continue;
         };
         if dry_run {
-            write!(out, "{}", install::diff(old, new, &path.display().to_string()))?;
+            write!(out, "{}", settings_file::diff(old, new, &path.display().to_string()))?;
             continue;
         }
-        match install::write_with_backup(path, old, new)? {
+        match settings_file::write_with_backup(path, old, new)? {
             Some(backup) => writeln!(out, "updated {} (backup: {})", path.display(), backup.display())?,
             None => writeln!(out, "created {}", path.display())?,
         }
@@ -542,7 +528,7 @@ pub fn status() -> Result<Status> {
             root.join("bin").join("errkb"),
         )
     } else {
-        let hooks = match install::read_settings(&hooks_path) {
+        let hooks = match settings_file::read_settings(&hooks_path) {
             Ok((_, hooks)) => hooks,
             Err(e) => {
                 return Ok(Status::Broken {

@@ -52,9 +52,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::cli::Agent;
-use crate::commands::{install_codex, learn_codex};
-use crate::runtime::script::{self, Params};
-use crate::runtime::{codex, db, hooks, paths};
+use crate::agent::call::{Call, Outcome};
+use crate::commands::learn_codex;
+use errkb::runtime::script::{self, Params};
+use crate::agent::{codex, hooks};
+use errkb::runtime::{db, paths};
 
 #[derive(Debug, Default)]
 pub struct Summary {
@@ -110,12 +112,12 @@ pub fn default_transcripts() -> Result<PathBuf> {
 /// Where Codex keeps its session files: `$CODEX_HOME/sessions`, else
 /// `~/.codex/sessions`.
 pub fn default_codex_sessions() -> Result<PathBuf> {
-    Ok(install_codex::codex_home()?.join("sessions"))
+    Ok(paths::codex_home()?.join("sessions"))
 }
 
 /// Where Codex moves the session files the user archived.
 fn archived_codex_sessions() -> Result<PathBuf> {
-    Ok(install_codex::codex_home()?.join("archived_sessions"))
+    Ok(paths::codex_home()?.join("archived_sessions"))
 }
 
 /// The `.jsonl` files under `paths` (files as given, folders searched),
@@ -483,31 +485,6 @@ fn count_fixes(conn: &Connection) -> Result<u64> {
     Ok(conn.query_row("SELECT count(*) FROM learned_errors", [], |r| r.get::<_, i64>(0))? as u64)
 }
 
-/// One tool call with its result, as the hooks would have seen it.
-pub(crate) struct Call {
-    /// When the result arrived: the time PostToolUse(Failure) fires.
-    pub ts: String,
-    pub session_id: String,
-    pub cwd: Option<String>,
-    pub agent_id: Option<String>,
-    pub tool_use_id: String,
-    pub tool_name: String,
-    pub tool_input: Box<RawValue>,
-    pub outcome: Outcome,
-    /// The agent an Agent (Task) call started.
-    pub subagent: Option<String>,
-    /// The agent whose call it is, when not Claude Code's, and its turn.
-    pub agent: Option<&'static str>,
-    pub turn_id: Option<String>,
-}
-
-pub(crate) enum Outcome {
-    /// With a shell command's output (as the hook gets it: `:output`).
-    Success(Option<String>),
-    Failure(String),
-    Interrupt(String),
-}
-
 #[derive(Deserialize)]
 struct Record<'a> {
     #[serde(rename = "type", borrow, default)]
@@ -723,7 +700,7 @@ impl Transcript {
                         }
                     } else {
                         let shell = matches!(tool_use.name.as_str(), "Bash" | "PowerShell");
-                        Outcome::Success(shell.then(|| crate::runtime::payload::head_and_tail(&text, crate::runtime::payload::OUTPUT_PART)))
+                        Outcome::Success(shell.then(|| crate::agent::payload::head_and_tail(&text, crate::agent::payload::OUTPUT_PART)))
                     };
                     let subagent = matches!(tool_use.name.as_str(), "Agent" | "Task")
                         .then(|| serde_json::from_str::<AgentResult>(result).ok()?.agent_id)

@@ -43,10 +43,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use crate::commands::learn::{Call, Outcome};
-use crate::runtime::codex::{self, calls_of_patch, part_id, relative_to, shell_quote};
-use crate::runtime::codex_patch;
-use crate::runtime::codex_rollout::{self, classify, sandbox_failure, Failure, ShellEnd, Verdict};
+use crate::agent::call::{Call, Outcome};
+use crate::agent::codex::{self, calls_of_patch, part_id, relative_to, shell_quote};
+use crate::agent::codex_patch;
+use crate::agent::codex_rollout::{self, classify, sandbox_failure, Failure, ShellEnd, Verdict};
 
 /// What the failure script is given for a rejection, a denial: texts that
 /// `failure_kind` reads as such (never an error to learn or advise on;

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use crate::runtime::db::{self, Access};
-use crate::runtime::script::{self, Params};
+use errkb::runtime::db::{self, Access};
+use errkb::runtime::script::{self, Params};
 
 const RENORMALIZE_SQL: &str = include_str!("../../../../sql/jobs/renormalize_keys.sql");
 

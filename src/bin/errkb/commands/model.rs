@@ -18,9 +18,6 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use sha1::Digest;
 
-/// The production model's repository on Hugging Face.
-pub const PRODUCTION_REPO: &str = errkb::config::PRODUCTION_MODEL;
-
 /// The hash a file must have, as the hub states it.
 #[derive(Debug, PartialEq, Eq)]
 enum Expected {
@@ -142,7 +139,7 @@ pub fn command(action: crate::cli::ModelAction, out: &mut impl std::io::Write) -
     use crate::cli::ModelAction;
     let dir = match action {
         ModelAction::Download { repo, fp32 } => {
-            let dest = crate::runtime::paths::data_root()?.join("models").join(&repo);
+            let dest = errkb::runtime::paths::data_root()?.join("models").join(&repo);
             let onnx = if fp32 {
                 "onnx/model.onnx"
             } else {
@@ -160,7 +157,7 @@ pub fn command(action: crate::cli::ModelAction, out: &mut impl std::io::Write) -
         }
         ModelAction::Prepare { dir } => dir,
     };
-    let conn = crate::runtime::db::open_in_memory()?;
+    let conn = errkb::runtime::db::open_in_memory()?;
     let prepared: String = conn.query_row("SELECT errkb_prepare_model(?1)", [dir.to_string_lossy()], |r| r.get(0))?;
     writeln!(out, "ready: {prepared}")?;
     Ok(std::process::ExitCode::SUCCESS)

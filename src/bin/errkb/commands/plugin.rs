@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use crate::runtime::paths;
+use errkb::runtime::paths;
 use errkb::embedding::model_files;
 
 const OFFER: &str = ".claude-plugin/marketplace.json";
@@ -46,7 +46,7 @@ pub fn path(out: &mut impl std::io::Write) -> Result<ExitCode> {
         std::fs::copy(&library, copy.join("errkb").join("bin").join(name))
             .with_context(|| format!("cannot copy {}", library.display()))?;
         // copies keep the package's modes; ~/.reflexion is private
-        crate::runtime::private::fix_tree(&copy)?;
+        errkb::runtime::private::fix_tree(&copy)?;
         eprintln!(
             "errkb: the marketplace of {} with {} beside the runner, copied to {}",
             market.display(),

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::runtime::db::{self, Access};
-use crate::runtime::script::{self, Params};
+use errkb::runtime::db::{self, Access};
+use errkb::runtime::script::{self, Params};
 
 const RECORD_SQL: &str = include_str!("../../../../sql/record.sql");
 

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use crate::runtime::db::{self, Access};
-use crate::runtime::script::{self, Params};
+use errkb::runtime::db::{self, Access};
+use errkb::runtime::script::{self, Params};
 
 pub fn command(db_path: &Path, file: &Path, pairs: Vec<(String, String)>, out: &mut impl Write) -> Result<ExitCode> {
     let sql = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;

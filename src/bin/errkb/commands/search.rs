@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use rusqlite::OptionalExtension;
 
-use crate::runtime::db::{self, Access};
+use errkb::runtime::db::{self, Access};
 
 /// An SQL value as JSON: what `errkb search --json` prints.
 fn sql_to_json(value: rusqlite::types::ValueRef<'_>) -> serde_json::Value {

@@ -1,25 +1,38 @@
-//! The scalar SQL functions: argument handling, results and the panic guard
-//! shared by all of them. The logic itself lives in its own module.
+//! Every SQL function errkb adds, registered in one place: the scalar
+//! functions (their arguments and results; the logic lives in its own
+//! module) and the table functions.
 
 use std::borrow::Cow;
-use std::ffi::c_int;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use sqlite_loadable::prelude::*;
 use sqlite_loadable::{api, Error, FunctionFlags, Result};
 
+use crate::embedding::batch::EmbedBatch;
 use crate::embedding::{embed, model_files};
+use crate::learning::kb_learn::KbLearn;
 use crate::learning::resolution;
+use crate::learning::resolves::KbResolves;
+use crate::search::KbSearch;
+use crate::sqlite::ffi::Connection;
+use crate::sqlite::scalar::{self, ScalarFunction};
+use crate::sqlite::{insert_table, table_function};
+use crate::standing::{FixStanding, Tellable};
 use crate::text::{catalog, command, failure_kind, normalize, paths_in_text, redact, signature, similarity};
 use crate::{search, version};
 
-pub type ScalarFn = fn(*mut sqlite3_context, &[*mut sqlite3_value]) -> Result<()>;
-
-pub struct ScalarFunction {
-    pub name: &'static str,
-    pub n_args: c_int,
-    pub func: ScalarFn,
-    pub flags: FunctionFlags,
+/// Register every function on `db`.
+pub fn register(db: Connection) -> Result<()> {
+    for f in SCALAR_FUNCTIONS {
+        scalar::define(db, f)?;
+    }
+    table_function::define::<KbSearch>(db, "kb_search")?;
+    table_function::define::<FixStanding>(db, "fix_standing")?;
+    table_function::define::<Tellable>(db, "tellable")?;
+    table_function::define::<KbResolves>(db, "kb_resolves")?;
+    table_function::define::<EmbedBatch>(db, "embed_batch")?;
+    // eponymous and writable: INSERT INTO kb_learn
+    insert_table::define::<KbLearn>(db, "kb_learn")?;
+    Ok(())
 }
 
 const PURE: FunctionFlags = FunctionFlags::from_bits_truncate(
@@ -31,7 +44,7 @@ const INFO: FunctionFlags = FunctionFlags::UTF8;
 const DIRECT: FunctionFlags =
     FunctionFlags::from_bits_truncate(FunctionFlags::UTF8.bits() | FunctionFlags::DIRECTONLY.bits());
 
-/// Every scalar function errkb adds; `lib.rs` registers them in one loop.
+/// Every scalar function errkb adds; `register` registers them in one loop.
 pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
     ScalarFunction {
         name: "normalize_error",
@@ -239,31 +252,11 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
     },
 ];
 
-/// Run `func`, turning a panic into a SQL error: unwinding into SQLite's C
-/// frames would abort the user's shell.
-pub fn guarded(
-    name: &'static str,
-    func: ScalarFn,
-) -> impl Fn(*mut sqlite3_context, &[*mut sqlite3_value]) -> Result<()> {
-    move |ctx, args| {
-        catch_unwind(AssertUnwindSafe(|| func(ctx, args))).unwrap_or_else(|panic| {
-            let detail = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            Err(Error::new_message(format!(
-                "{name}(): internal error ({detail}); the database is unchanged, please report this"
-            )))
-        })
-    }
-}
-
 /// A text argument: NULL → `None`; blobs and invalid UTF-8 are read as
 /// text with U+FFFD for bad bytes (what the original JavaScript system saw).
 fn text_arg<'a>(args: &[*mut sqlite3_value], i: usize) -> Option<Cow<'a, str>> {
     args.get(i)
-        .and_then(crate::sql_api::ffi::value_bytes)
+        .and_then(crate::sqlite::ffi::value_bytes)
         .map(String::from_utf8_lossy)
 }
 
@@ -294,7 +287,7 @@ fn translate_messages(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) ->
         api::result_null(ctx);
         return Ok(());
     };
-    let db = api::context_db_handle(ctx);
+    let db = Connection::of_call(ctx);
     let english = catalog::translate(db, &text).map_err(Error::new_message)?;
     api::result_text(ctx, english)?;
     Ok(())

@@ -7,22 +7,21 @@
 //! loading and relocation of a shared library; the same code is built as
 //! `errkb.so` for the sqlite3 shell.
 
-use std::ffi::{c_char, c_int};
 use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
-use rusqlite::{ffi, Connection, OpenFlags, Transaction, TransactionBehavior};
+use anyhow::{Context, Result};
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 use crate::runtime::script::{self, Params};
+use crate::runtime::storage;
 
 /// The schema, applied on every read-write open while `user_version` is
 /// behind it. Idempotent, so databases of the original system upgrade in
 /// place.
-const SCHEMA_SQL: &str = include_str!("../../../../sql/schema.sql");
+const SCHEMA_SQL: &str = include_str!("../../sql/schema.sql");
 
 /// Hooks and batch jobs share the file: wait for a writer rather than fail,
 /// up to 5 s, or `ERRKB_BUSY_TIMEOUT_MS` milliseconds.
@@ -134,7 +133,7 @@ impl Drop for Database {
 
 pub fn open(path: &Path, access: Access) -> Result<Database> {
     let conn = connect(path, access)
-        .with_context(|| format!("cannot open database {}{}", path.display(), storage_hint(path)))?;
+        .with_context(|| format!("cannot open database {}{}", path.display(), storage::note(path)))?;
     Ok(Database {
         conn: ManuallyDrop::new(conn),
         path: path.to_owned(),
@@ -182,57 +181,15 @@ fn wait_for_writers(conn: &mut Connection) -> rusqlite::Result<()> {
     }))
 }
 
-/// Why SQLite's "unable to open database file" or "disk I/O error" may have
-/// happened, when the file system says: a WAL database's folder must take
-/// its -wal and -shm files, and a full disk fails writes of any kind.
-pub fn storage_hint(path: &Path) -> &'static str {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let Ok(dir) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
-        return "";
-    };
-    // SAFETY: access() and statvfs() only read the NUL-terminated path and
-    // write into the zeroed struct we own.
-    unsafe {
-        if libc::access(dir.as_ptr(), libc::W_OK) != 0 {
-            return " (its folder is read-only: the database needs to write its journal beside it)";
-        }
-        let mut fs: libc::statvfs = std::mem::zeroed();
-        if libc::statvfs(dir.as_ptr(), &mut fs) == 0 && fs.f_bavail == 0 {
-            return " (the disk holding it is full)";
-        }
-    }
-    ""
-}
-
 pub fn open_in_memory() -> Result<Connection> {
     register_built_in_extension()?;
     Ok(Connection::open_in_memory()?)
 }
 
-/// The extension's entry point with the types of the SQLite this program
-/// links (rusqlite's); the extension's own bindings name the same C types.
-unsafe extern "C" fn init_built_in(
-    db: *mut ffi::sqlite3,
-    err: *mut *mut c_char,
-    api: *const ffi::sqlite3_api_routines,
-) -> c_int {
-    // SAFETY: SQLite calls this with a live connection and its API table,
-    // exactly what the extension's entry point expects.
-    unsafe { errkb::sqlite3_errkb_functions_init(db.cast(), err, api.cast_mut().cast()) as c_int }
-}
-
-/// Registers errkb with every connection opened from now on, once per process.
+/// Registers errkb's functions with every connection opened from now on
+/// (the TEMP objects are made when a script names one: a hook names none).
 fn register_built_in_extension() -> Result<()> {
-    static REGISTERED: OnceLock<c_int> = OnceLock::new();
-    // SAFETY: sqlite3_auto_extension only records the entry point.
-    let rc = *REGISTERED.get_or_init(|| unsafe { ffi::sqlite3_auto_extension(Some(init_built_in)) });
-    if rc != ffi::SQLITE_OK {
-        bail!("cannot register the errkb functions with SQLite (code {rc})");
-    }
-    Ok(())
+    crate::extension::register_built_in().map_err(anyhow::Error::msg)
 }
 
 /// Load an extension file into a connection: `errkb doctor` checks that
@@ -314,7 +271,7 @@ mod tests {
     /// the one it is recognised by last.
     #[test]
     fn temp_objects_are_made_as_described() {
-        for objects in errkb::TEMP_OBJECTS {
+        for objects in crate::temp_objects::TEMP_OBJECTS {
             let conn = super::open_in_memory().unwrap();
             crate::runtime::script::ensure_temp_objects(&conn, objects).unwrap();
             let names: Vec<String> = conn

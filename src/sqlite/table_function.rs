@@ -15,9 +15,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use sqlite_loadable::prelude::*;
 use sqlite_loadable::table::{BestIndexError, ConstraintOperator, IndexInfo, VTab, VTabArguments, VTabCursor};
-use sqlite_loadable::{api, Error, Result};
+use sqlite_loadable::{api, define_table_function, Error, Result};
 
-use crate::sql_api::ffi::{StatementCache, Value};
+use crate::sqlite::ffi::{Connection, StatementCache, Value};
 
 /// What a table function is: its columns and its rows.
 pub trait TableFunction: 'static {
@@ -39,17 +39,22 @@ pub trait TableFunction: 'static {
     /// `statements`: this connection's prepared statements, kept between
     /// calls.
     fn rows(
-        db: *mut sqlite3,
+        db: Connection,
         statements: &mut StatementCache,
         arguments: &[Option<&[u8]>],
     ) -> std::result::Result<Vec<Vec<Value>>, String>;
+}
+
+/// Register `T` as the table function `name` on `db`.
+pub fn define<T: TableFunction>(db: Connection, name: &str) -> Result<()> {
+    define_table_function::<Table<T>>(db.raw(), name, None)
 }
 
 #[repr(C)]
 pub struct Table<T: TableFunction> {
     /// Must come first: SQLite sees this struct as a `sqlite3_vtab`.
     base: sqlite3_vtab,
-    db: *mut sqlite3,
+    db: Connection,
     /// Kept for the connection's life (an eponymous table lasts as long).
     statements: StatementCache,
     function: PhantomData<T>,
@@ -66,7 +71,7 @@ impl<'vtab, T: TableFunction> VTab<'vtab> for Table<T> {
             T::SCHEMA.to_owned(),
             Table {
                 base,
-                db,
+                db: Connection::from_raw(db),
                 statements: StatementCache::default(),
                 function: PhantomData,
             },
@@ -128,7 +133,7 @@ impl<'vtab, T: TableFunction> VTab<'vtab> for Table<T> {
 pub struct Cursor<T: TableFunction> {
     /// Must come first: SQLite sees this struct as a `sqlite3_vtab_cursor`.
     base: sqlite3_vtab_cursor,
-    db: *mut sqlite3,
+    db: Connection,
     statements: *mut StatementCache,
     rows: Vec<Vec<Value>>,
     at: usize,
@@ -146,7 +151,7 @@ impl<T: TableFunction> VTabCursor for Cursor<T> {
                 given
                     .then(|| values.get(position))
                     .flatten()
-                    .and_then(crate::sql_api::ffi::value_bytes)
+                    .and_then(crate::sqlite::ffi::value_bytes)
             })
             .collect();
         let db = self.db;

@@ -39,9 +39,9 @@ use std::path::Path;
 use serde_json::value::{to_raw_value, RawValue};
 use serde_json::{json, Value};
 
-use crate::runtime::codex_patch::{self, Change};
-use crate::runtime::codex_rollout::{self, ShellEnd};
-use crate::runtime::hooks::{self, HOOKS};
+use crate::agent::codex_patch::{self, Change};
+use crate::agent::codex_rollout::{self, ShellEnd};
+use crate::agent::hooks::{self, HOOKS};
 
 /// The name events and commands know Codex by.
 pub const AGENT: &str = "codex";

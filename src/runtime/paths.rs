@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 pub fn home() -> Result<PathBuf> {
-    errkb::config::home().context("HOME is not set: pass --db or set ERRKB_DB")
+    crate::config::home().context("HOME is not set: pass --db or set ERRKB_DB")
 }
 
 /// `~/.reflexion`, where the database, config and installed files live.
 pub fn data_root() -> Result<PathBuf> {
-    errkb::config::data_root().context("HOME is not set: pass --db or set ERRKB_DB")
+    crate::config::data_root().context("HOME is not set: pass --db or set ERRKB_DB")
 }
 
 /// The database: `--db`, else `ERRKB_DB` (both resolved by clap), else the
@@ -110,6 +110,21 @@ pub fn claude_dir() -> Result<PathBuf> {
         Some(dir) => PathBuf::from(dir),
         None => home()?.join(".claude"),
     })
+}
+
+/// Codex's folder: `$CODEX_HOME`, else `~/.codex`; as Codex names it in
+/// trust keys, with symbolic links resolved (when it exists).
+pub fn codex_home() -> Result<PathBuf> {
+    let dir = match std::env::var_os("CODEX_HOME").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => home()?.join(".codex"),
+    };
+    let dir = if dir.is_relative() {
+        std::env::current_dir()?.join(dir)
+    } else {
+        dir
+    };
+    Ok(std::fs::canonicalize(&dir).unwrap_or(dir))
 }
 
 /// `program` on PATH, when it is there (an executable file).

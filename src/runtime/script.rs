@@ -11,9 +11,9 @@ use fallible_iterator::FallibleIterator;
 use rusqlite::types::ValueRef;
 use rusqlite::{Batch, Connection};
 
-/// Makes `objects` (see `errkb::TEMP_OBJECTS`) on this connection unless
+/// Makes `objects` (see `crate::temp_objects::TEMP_OBJECTS`) on this connection unless
 /// it has them: for a script that names them.
-pub fn ensure_temp_objects(conn: &Connection, objects: &errkb::TempObjects) -> Result<()> {
+pub fn ensure_temp_objects(conn: &Connection, objects: &crate::temp_objects::TempObjects) -> Result<()> {
     let made: bool = conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM temp.sqlite_schema WHERE name = ?1)",
         [objects.last],
@@ -91,9 +91,9 @@ fn prepare_for(conn: &Connection, statement: &str) -> Result<()> {
 }
 
 /// The TEMP objects a statement (without comments, see `statements`) names.
-fn temp_objects_named(statement: &str) -> Vec<&'static errkb::TempObjects> {
+pub fn temp_objects_named(statement: &str) -> Vec<&'static crate::temp_objects::TempObjects> {
     let statement = statement.to_ascii_lowercase();
-    errkb::TEMP_OBJECTS
+    crate::temp_objects::TEMP_OBJECTS
         .iter()
         .filter(|objects| objects.names.iter().any(|name| statement.contains(name)))
         .collect()
@@ -140,8 +140,6 @@ pub fn statements(sql: &str) -> Vec<String> {
     let bytes = sql.as_bytes();
     let mut out = Vec::new();
     let mut current = String::new();
-    // `current` as a C string for sqlite3_complete, reused
-    let mut terminated: Vec<u8> = Vec::new();
     let mut at = 0;
     while at < bytes.len() {
         let rest = &bytes[at..];
@@ -169,13 +167,7 @@ pub fn statements(sql: &str) -> Vec<String> {
                 current.push(';');
                 // Only a trigger's body holds a `;` that ends nothing: SQLite
                 // is asked about a statement that makes one.
-                let complete = !makes_trigger(&current) || {
-                    terminated.clear();
-                    terminated.extend_from_slice(current.as_bytes());
-                    terminated.push(0);
-                    // SAFETY: sqlite3_complete only reads the NUL-terminated bytes.
-                    unsafe { rusqlite::ffi::sqlite3_complete(terminated.as_ptr().cast()) != 0 }
-                };
+                let complete = !makes_trigger(&current) || crate::sqlite::linked::is_complete(&current);
                 if complete {
                     out.push(current.trim().to_owned());
                     current.clear();
@@ -234,7 +226,7 @@ struct Step {
     /// A gate's question, asked instead of making its table (see `run`).
     gate: Option<String>,
     /// The TEMP objects it names, made before it runs.
-    temp_objects: Vec<&'static errkb::TempObjects>,
+    temp_objects: Vec<&'static crate::temp_objects::TempObjects>,
 }
 
 struct TempTable {
@@ -503,17 +495,6 @@ mod tests {
         assert_eq!(statements("SELECT 'it''s -- x' -- y"), vec!["SELECT 'it''s -- x'"]);
         assert_eq!(statements("SELECT 1 /* open; "), vec!["SELECT 1"]);
         assert_eq!(statements("SELECT 'open; "), vec!["SELECT 'open;"]);
-    }
-
-    /// No hook names a TEMP object (the history views): making one would
-    /// cost every run of the hook.
-    #[test]
-    fn hooks_name_no_temp_objects() {
-        for hook in crate::runtime::hooks::HOOKS {
-            for statement in statements(hook.script) {
-                assert!(temp_objects_named(&statement).is_empty(), "{}: {statement}", hook.event);
-            }
-        }
     }
 
     #[test]

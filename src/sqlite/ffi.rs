@@ -1,17 +1,18 @@
-//! A small safe layer over the SQLite C API, as handed to the extension.
+//! A small safe layer over the SQLite C API, as handed to the extension:
+//! the connection, its statements, and the values they hold.
 //!
 //! sqlite-loadable covers defining functions and virtual tables, but its
 //! statement API cannot bind blobs, read column types or report SQLite's
 //! error message. kb_search needs all three, so this module wraps the few
 //! calls it uses from the `sqlite3_api_routines` table the host passes to
-//! the entry point. All raw pointers stay in here.
+//! the entry point. The connection pointer travels as a `Connection`.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 use sqlite3ext_sys::sqlite3_stmt;
-use sqlite_loadable::prelude::{sqlite3, sqlite3_api_routines};
+use sqlite_loadable::prelude::{sqlite3, sqlite3_api_routines, sqlite3_context};
 
 const SQLITE_ROW: c_int = 100;
 const SQLITE_DONE: c_int = 101;
@@ -52,8 +53,35 @@ pub fn libversion() -> String {
         .unwrap_or_else(|e| e)
 }
 
-/// Run `sql` (any number of statements, no parameters, no rows wanted).
-pub fn exec(db: *mut sqlite3, sql: &str) -> Result<(), String> {
+/// A connection SQLite handed the extension: to an entry point, to a
+/// virtual table, or with a function's call. Borrowed: SQLite owns it,
+/// and it outlives each of these (a virtual table is disconnected before
+/// its connection closes), so a copy is valid wherever one is kept.
+#[derive(Clone, Copy)]
+pub struct Connection(*mut sqlite3);
+
+impl Connection {
+    /// Only this layer makes one, from what SQLite passed it.
+    pub(in crate::sqlite) fn from_raw(db: *mut sqlite3) -> Self {
+        Connection(db)
+    }
+
+    pub(in crate::sqlite) fn raw(self) -> *mut sqlite3 {
+        self.0
+    }
+
+    /// The connection a SQL function is being called on.
+    pub fn of_call(ctx: *mut sqlite3_context) -> Self {
+        Connection(sqlite_loadable::api::context_db_handle(ctx))
+    }
+
+    /// Run `sql` (any number of statements, no parameters, no rows wanted).
+    pub fn exec(self, sql: &str) -> Result<(), String> {
+        exec(self.0, sql)
+    }
+}
+
+fn exec(db: *mut sqlite3, sql: &str) -> Result<(), String> {
     let api = api()?;
     let sql = std::ffi::CString::new(sql).map_err(|_| "a NUL in SQL".to_owned())?;
     // SAFETY: db is the live connection SQLite called us with; sql is
@@ -92,13 +120,13 @@ impl Value {
 
 /// A prepared statement on a borrowed connection; finalised on drop.
 pub struct Statement {
-    db: *mut sqlite3,
+    db: Connection,
     stmt: *mut sqlite3_stmt,
     api: &'static sqlite3_api_routines,
 }
 
 impl Statement {
-    pub fn prepare(db: *mut sqlite3, sql: &str) -> Result<Self, String> {
+    pub fn prepare(db: Connection, sql: &str) -> Result<Self, String> {
         match Self::prepare_first(db, sql.as_bytes())? {
             (Some(statement), _) => Ok(statement),
             (None, _) => Err("no SQL statement to prepare".to_owned()),
@@ -107,7 +135,7 @@ impl Statement {
 
     /// Every statement of `sql`, in order (a script of several; comments
     /// and blank space between them are skipped).
-    pub fn prepare_all(db: *mut sqlite3, sql: &str) -> Result<Vec<Self>, String> {
+    pub fn prepare_all(db: Connection, sql: &str) -> Result<Vec<Self>, String> {
         let mut statements = Vec::new();
         let mut rest = sql.as_bytes();
         while let (Some(statement), used) = Self::prepare_first(db, rest)? {
@@ -119,7 +147,7 @@ impl Statement {
 
     /// The first statement of `sql` and how many bytes it took; `None`
     /// when only comments or blank space are left.
-    fn prepare_first(db: *mut sqlite3, sql: &[u8]) -> Result<(Option<Self>, usize), String> {
+    fn prepare_first(db: Connection, sql: &[u8]) -> Result<(Option<Self>, usize), String> {
         let api = api()?;
         let mut stmt = ptr::null_mut();
         let mut tail: *const c_char = ptr::null();
@@ -130,11 +158,11 @@ impl Statement {
         let rc = unsafe {
             call!(
                 api,
-                prepare_v2(db.cast(), sql.as_ptr().cast::<c_char>(), len, &mut stmt, &mut tail)
+                prepare_v2(db.0.cast(), sql.as_ptr().cast::<c_char>(), len, &mut stmt, &mut tail)
             )
         };
         if rc != 0 {
-            return Err(errmsg(api, db));
+            return Err(errmsg(api, db.0));
         }
         // SAFETY: `tail` is the first byte after the statement compiled,
         // inside `sql` or at its end.
@@ -168,7 +196,7 @@ impl Statement {
     }
 
     /// Bind a value SQLite handed to the extension (a copy is made).
-    pub fn bind_value(
+    pub(in crate::sqlite) fn bind_value(
         &mut self,
         index: c_int,
         value: *mut sqlite_loadable::prelude::sqlite3_value,
@@ -265,7 +293,7 @@ impl Statement {
         match unsafe { call!(self.api, step(self.stmt.cast())) } {
             SQLITE_ROW => Ok(true),
             SQLITE_DONE => Ok(false),
-            _ => Err(errmsg(self.api, self.db)),
+            _ => Err(errmsg(self.api, self.db.0)),
         }
     }
 
@@ -318,7 +346,7 @@ impl Statement {
         if rc == 0 {
             Ok(())
         } else {
-            Err(errmsg(self.api, self.db))
+            Err(errmsg(self.api, self.db.0))
         }
     }
 }
@@ -341,7 +369,7 @@ impl StatementCache {
     /// Run `f` on the statement for `sql`, prepared the first time.
     pub fn with<R>(
         &mut self,
-        db: *mut sqlite3,
+        db: Connection,
         sql: &'static str,
         f: impl FnOnce(&mut Statement) -> Result<R, String>,
     ) -> Result<R, String> {

@@ -4,7 +4,7 @@
 
 use anyhow::{bail, Result};
 
-use crate::runtime::paths;
+use errkb::runtime::paths;
 
 /// One hook errkb ships: the event, which calls Claude Code runs it for
 /// (`matcher`), how long Claude Code waits for it, and the script it runs
@@ -116,4 +116,20 @@ pub fn script_of(hook: &Hook) -> Result<String> {
         }
     }
     Ok(hook.script.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use errkb::runtime::script::{statements, temp_objects_named};
+
+    /// No hook names a TEMP object (the history views): making one would
+    /// cost every run of the hook.
+    #[test]
+    fn hooks_name_no_temp_objects() {
+        for hook in super::HOOKS {
+            for statement in statements(hook.script) {
+                assert!(temp_objects_named(&statement).is_empty(), "{}: {statement}", hook.event);
+            }
+        }
+    }
 }
