@@ -1,5 +1,7 @@
 # errkb — everything goes through make. `make demo` and `make test` are the
-# two commands a newcomer needs; both install what is missing first.
+# two commands a newcomer needs; both install what is missing first, in two
+# tiers (scripts/install-deps.sh): `make demo` only what building needs,
+# `make test` also what the tests drive.
 
 CARGO   ?= cargo
 PYTHON  ?= python3
@@ -18,20 +20,30 @@ MODEL   := $(DIST)/model/model.onnx
 ORT_VERSION := $(shell sed -n 's/^onnxruntime==//p' requirements-dev.txt)
 ORT_LIB := $(DIST)/$(if $(filter dylib,$(SOEXT)),libonnxruntime.$(ORT_VERSION).dylib,libonnxruntime.so.$(ORT_VERSION))
 
-.PHONY: all loadable deps venv model plugin dist packages package-deps demo install test test-fast claude-code codex codex-facts loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
+.PHONY: all loadable deps test-deps venv model plugin dist packages package-deps demo install test test-fast claude-code codex codex-facts loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
 
 all: loadable
 
-# The tools the build and tests need besides Rust (sqlite3, node, npm,
-# python3, GNU time, faketime), installed once: the stamp file remembers.
-# `make DEPS_STAMP=` skips this, where the image brings what the build
-# needs (the release workflow's manylinux container).
-DEPS_STAMP := .cache/deps.stamp
+# What building needs (Rust, checked; a C compiler, sqlite3, python3 with
+# venv), installed once: the stamp file remembers. `make DEPS_STAMP=` skips
+# this, where the image brings what the build needs (the release
+# workflow's manylinux container).
+DEPS_STAMP := .cache/deps-build.stamp
 $(DEPS_STAMP): scripts/install-deps.sh
-	@bash scripts/install-deps.sh
+	@bash scripts/install-deps.sh build
 	@mkdir -p .cache && touch $@
 
 deps: $(DEPS_STAMP)
+
+# What only the tests need besides (PostgreSQL, node and npm, faketime,
+# GNU time, openssl, git): make test and make test-fast install it, make
+# demo never does.
+TEST_DEPS_STAMP := .cache/deps-test.stamp
+$(TEST_DEPS_STAMP): scripts/install-deps.sh
+	@bash scripts/install-deps.sh test
+	@mkdir -p .cache && touch $@
+
+test-deps: $(TEST_DEPS_STAMP)
 
 # The extension (dist/errkb.so, for `.load ./dist/errkb`) and the runner.
 # PROFILE=fast (the default: no LTO, a clean build in minutes) for the demo
@@ -80,7 +92,7 @@ $(ORT_LIB): $(MODEL_DEPS)
 
 # TypeScript's compiler, for the real-error corpus (scripts/real_errors).
 TSC := .cache/npm/node_modules/.bin/tsc
-$(TSC):
+$(TSC): $(TEST_DEPS_STAMP)
 	@mkdir -p .cache/npm
 	cd .cache/npm && npm install --silent --no-audit --no-fund typescript@5.9.3 || echo "tsc not installed: its errors are left out of the corpus"
 
@@ -161,7 +173,7 @@ CLAUDE_CODE_VERSION := 2.1.332
 CLAUDE_SDK_VERSION  := 0.3.332
 CLAUDE_PLATFORM     := $(shell node -p 'process.platform + "-" + process.arch' 2>/dev/null)
 CLAUDE              := .cache/claude-code/node_modules/@anthropic-ai/claude-code-$(CLAUDE_PLATFORM)/claude
-$(CLAUDE):
+$(CLAUDE): $(TEST_DEPS_STAMP)
 	@mkdir -p .cache/claude-code
 	cd .cache/claude-code && npm install --silent --no-audit --no-fund --omit=optional \
 	  @anthropic-ai/claude-code-$(CLAUDE_PLATFORM)@$(CLAUDE_CODE_VERSION) \
@@ -179,7 +191,7 @@ claude-code: $(CLAUDE)
 CODEX_VERSION  := 0.171.0
 CODEX_TRIPLE   := $(shell node -p '({"linux-x64":"x86_64-unknown-linux-musl","linux-arm64":"aarch64-unknown-linux-musl","darwin-x64":"x86_64-apple-darwin","darwin-arm64":"aarch64-apple-darwin"})[process.platform + "-" + process.arch]' 2>/dev/null)
 CODEX          := .cache/codex/node_modules/@openai/codex-$(CLAUDE_PLATFORM)/vendor/$(CODEX_TRIPLE)/bin/codex
-$(CODEX):
+$(CODEX): $(TEST_DEPS_STAMP)
 	@mkdir -p .cache/codex
 	cd .cache/codex && npm install --silent --no-audit --no-fund @openai/codex@$(CODEX_VERSION)
 	@touch $@
@@ -191,17 +203,20 @@ codex-facts: $(CODEX)
 	$(PYTHON) scripts/codex_capture.py
 
 # Everything, as CI runs it: the model, the plugin, the real Claude Code and
-# Codex clients, the packages' dependency wheels.
-test: loadable model plugin claude-code codex package-deps test-rust test-sql
+# Codex clients, the packages' dependency wheels. All from the fast profile:
+# the packages' test checks their layout and installs, not LTO.
+test: test-deps loadable model plugin claude-code codex package-deps test-rust test-sql
 
 # The fast tier: all but the tests that need the embedding model (and its
 # PyPI packages) or the Claude Code or Codex client (npm); under two
 # minutes once built.
-test-fast: loadable venv test-rust
+test-fast: test-deps loadable venv test-rust
 	$(PY) -m pytest -q -m "not model and not client" tests
 
+# The unit tests, in the profile make builds (the fast one): their
+# dependencies are the build's, not a second, debug build of everything.
 test-rust:
-	$(CARGO) test --locked --lib --bins
+	$(CARGO) test --profile $(PROFILE) --locked --lib --bins
 
 test-sql: venv
 	$(PY) -m pytest -q tests
