@@ -11,14 +11,13 @@ import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import DIST, RUNNER, connection, runner, sqlite
+from conftest import DIST, RUNNER, connection, folder_for_others, runner, sqlite
 
 NOBODY = 65534
 PG_BIN = next((Path(p) for p in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
@@ -41,8 +40,8 @@ class Server:
 
     def __init__(self, ssl=False):
         if PG_BIN is None:
-            pytest.skip("PostgreSQL's server is not installed (make deps installs it)")
-        self.root = Path(tempfile.mkdtemp(prefix="errkb-pg-"))
+            pytest.skip("PostgreSQL's server is not installed (make test-deps installs it)")
+        self.root = folder_for_others("errkb-pg-")  # the server may run as nobody
         self.root.chmod(0o755)
         self.data = self.root / "data"
         self.port = free_port()

@@ -65,7 +65,7 @@ def test_null_in_null_out(call):
     assert sqlite_value(":memory:", f"SELECT {call} IS NULL") == "1"
 
 
-@pytest.mark.skipif(shutil.which("faketime") is None, reason="faketime is not installed (make deps installs it)")
+@pytest.mark.skipif(shutil.which("faketime") is None, reason="faketime is not installed (make test-deps installs it)")
 @pytest.mark.parametrize("clock, stored", [("10000-01-02 00:00:00", "9999-12-31T23:59:59.999Z"),
                                            ("1970-01-01 00:00:05", "1970-01-01T00:00:0")])
 def test_a_clock_out_of_range_keeps_the_event_and_doctor_says_so(tmp_path, clock, stored):
