@@ -448,11 +448,11 @@ def test_learn_skips_what_it_cannot_read_says_so_and_imports_the_rest(unprivileg
     assert proc.stderr.splitlines() == [
         f"errkb learn: skipped tool call toolu_h2 of {projects / 'good.jsonl'}: malformed JSON: Error code 1: "
         "SQL logic error", f"errkb learn: skipped {locked}: Permission denied (os error 13)"]
-    assert "1 files could not be read; 1 calls could not be stored" in proc.stdout
-    assert "1 fixes learned" in proc.stdout
+    assert "1 file could not be read; 1 call could not be stored" in proc.stdout
+    assert "1 fix learned" in proc.stdout
     # nothing readable at all: an error
     nothing = subprocess.run([*prefix, str(RUNNER), "learn", str(locked)], capture_output=True, text=True, env=env)
-    assert nothing.returncode != 0 and "none of the 1 transcript files could be read" in nothing.stderr
+    assert nothing.returncode != 0 and "the transcript file could not be read" in nothing.stderr
 
 
 def test_learn_memory_is_bounded_by_the_longest_line(tmp_path):

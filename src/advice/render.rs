@@ -44,7 +44,9 @@ struct Words {
     error: &'static str,
     fix: &'static str,
     other_fix: &'static str,
+    /// `{n}` other fixes; `other_fix_known` when there is one.
     other_fixes: &'static str,
+    other_fix_known: &'static str,
     closing: &'static str,
     file_error: &'static str,
     file_fix: &'static str,
@@ -53,7 +55,9 @@ struct Words {
     briefing_errors: &'static str,
     briefing_fix: &'static str,
     briefing_rules: &'static str,
+    /// `{n}` more errors; `one_more_error` when there is one.
     more_errors: &'static str,
+    one_more_error: &'static str,
     ran: &'static str,
     edited: &'static str,
     wrote: &'static str,
@@ -75,6 +79,7 @@ const KOREAN: Words = Words {
     fix: "- 해결 방법:",
     other_fix: "- 다른 해결 방법: ",
     other_fixes: "(다른 해결 방법 {n}개)",
+    other_fix_known: "(다른 해결 방법 1개)",
     closing: "이 정보를 참고하여 해결을 시도하세요.",
     file_error: "⚠️ 이 파일 관련 과거 에러: ",
     file_fix: "   해결 방법:",
@@ -84,6 +89,7 @@ const KOREAN: Words = Words {
     briefing_fix: "  해결: ",
     briefing_rules: "적용할 프로젝트 규칙:",
     more_errors: "(그 밖의 에러 {n}개)",
+    one_more_error: "(그 밖의 에러 1개)",
     ran: "실행: ",
     edited: "수정 ",
     wrote: "작성: ",
@@ -104,6 +110,7 @@ const ENGLISH: Words = Words {
     fix: "- fix:",
     other_fix: "- another fix: ",
     other_fixes: "({n} other fixes known)",
+    other_fix_known: "(1 other fix known)",
     closing: "Use this to fix it.",
     file_error: "⚠️ Past error about this file: ",
     file_fix: "   fixed by:",
@@ -113,6 +120,7 @@ const ENGLISH: Words = Words {
     briefing_fix: "  fix: ",
     briefing_rules: "Project rules to follow:",
     more_errors: "({n} more errors)",
+    one_more_error: "(1 more error)",
     ran: "ran: ",
     edited: "edited ",
     wrote: "wrote ",
@@ -339,7 +347,10 @@ fn failure(facts: &Value, w: &Words) -> Option<String> {
             lines.push(line);
         }
     } else if others > 0 {
-        lines.push(w.other_fixes.replace("{n}", &others.to_string()));
+        lines.push(match others {
+            1 => w.other_fix_known.to_owned(),
+            n => w.other_fixes.replace("{n}", &n.to_string()),
+        });
     }
     lines.push(closing);
     Some(fit_keeping_last(lines, FAILURE_BUDGET))
@@ -444,7 +455,10 @@ fn briefing(facts: &Value, w: &Words) -> Option<String> {
         .collect();
     let rule_lines: Vec<String> = rules.iter().map(|r| cut_at_word(&format!("- {r}"), MAX_LINE)).collect();
     let length = |s: &str| s.chars().count();
-    let more_line = |n: usize| w.more_errors.replace("{n}", &n.to_string());
+    let more_line = |n: usize| match n {
+        1 => w.one_more_error.to_owned(),
+        n => w.more_errors.replace("{n}", &n.to_string()),
+    };
     // as many whole error entries as fit (with the line saying how many
     // more there are), then the rules, line by line, in what is left
     let mut out = String::new();
@@ -546,6 +560,15 @@ mod tests {
             "{ko}"
         );
         assert!(ko.ends_with("이 정보를 참고하여 해결을 시도하세요."));
+    }
+
+    #[test]
+    fn one_other_fix_is_said_in_the_singular() {
+        let facts = |others| json!({"same": true, "headline": "x", "fix": fix(), "others": others});
+        let one = render("failure", &facts(1), Language::English).unwrap();
+        assert!(one.contains("\n(1 other fix known)\n"), "{one}");
+        let two = render("failure", &facts(2), Language::English).unwrap();
+        assert!(two.contains("\n(2 other fixes known)\n"), "{two}");
     }
 
     #[test]

@@ -20,7 +20,7 @@ use rusqlite::OpenFlags;
 use serde_json::Value;
 
 use crate::commands::install;
-use crate::runtime::{db, hooks, paths};
+use crate::runtime::{counted, db, hooks, paths};
 use errkb::embedding::model_files;
 
 /// How many recent hook failures to show.
@@ -208,8 +208,9 @@ fn check_data_folder(r: &mut Report) -> Result<bool> {
         Ok(changed) => r.ok(
             "data folder",
             format!(
-                "{} files and folders under {shown} were readable by others: made private",
-                changed.len()
+                "{} under {shown} {} readable by others: made private",
+                counted(changed.len(), "file or folder", "files and folders"),
+                if changed.len() == 1 { "was" } else { "were" }
             ),
         )?,
         Err(e) => r.fail(
@@ -603,7 +604,9 @@ fn check_database(r: &mut Report, db_path: &Path) -> Result<Option<String>> {
     r.ok(
         "database",
         format!(
-            "{shown} (schema {schema}{upgrade}, {checked}): {entries} entries, {resolved} with a fix, {events} events"
+            "{shown} (schema {schema}{upgrade}, {checked}): {}, {resolved} with a fix, {}",
+            counted(entries, "entry", "entries"),
+            counted(events, "event", "events")
         ),
     )?;
     Ok(conn
@@ -772,7 +775,11 @@ fn check_hub(r: &mut Report, db_path: &Path) -> Result<()> {
     if let Some((n, newest)) = refused {
         r.warn(
             "hub",
-            format!("{n} rows received from the team's hub were refused, the newest: {newest}"),
+            format!(
+                "{} received from the team's hub {} refused, the newest: {newest}",
+                counted(n, "row", "rows"),
+                if n == 1 { "was" } else { "were" }
+            ),
             "errkb hub status lists them; a teammate's errkb may be broken, or a member hostile: the hub's owner \
              can remove a member (errkb hub remove-member NAME)",
         )?;
@@ -787,7 +794,12 @@ fn check_hub(r: &mut Report, db_path: &Path) -> Result<()> {
         Some((last_sync, last_error, failures, next_try)) if failures > 0 => r.fail(
             "hub",
             format!(
-                "{url}: the last {failures} syncs failed ({}); last success {}, next try {}",
+                "{url}: the last {} failed ({}); last success {}, next try {}",
+                if failures == 1 {
+                    "sync".to_owned()
+                } else {
+                    format!("{failures} syncs")
+                },
                 last_error.unwrap_or_else(|| "?".into()),
                 last_sync.unwrap_or_else(never),
                 next_try.unwrap_or_else(|| "now".into())
