@@ -49,9 +49,10 @@ def site_packages():
 
 def place(src, dst):
     """`dst` as `src`: a hard link where both are on one file system (the
-    plugin beside its build in dist/ is then no second copy on the disk;
-    what reads it, Claude Code's install, a package, an archive, copies the
-    bytes), else a copy."""
+    plugin's programs beside their build in dist/ are then no second copy
+    on the disk; what reads them, Claude Code's install, a package, an
+    archive, copies the bytes), else a copy. Not for the model: onnx
+    refuses external weights that have more than one link."""
     try:
         os.link(src, dst)
     except OSError:
@@ -60,7 +61,7 @@ def place(src, dst):
 
 
 def copy_tree(src, dst):
-    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".*.tmp", "*.errkb-tmp"), copy_function=place)
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".*.tmp", "*.errkb-tmp"))
 
 
 def plugin(dist, market=None):
