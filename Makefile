@@ -93,7 +93,7 @@ $(ORT_LIB): $(PY)
 
 # TypeScript's compiler, for the real-error corpus (scripts/real_errors).
 TSC := .cache/npm/node_modules/.bin/tsc
-$(TSC): $(TEST_DEPS_STAMP)
+$(TSC): | $(TEST_DEPS_STAMP)
 	@mkdir -p .cache/npm
 	cd .cache/npm && npm install --silent --no-audit --no-fund typescript@5.9.3 || echo "tsc not installed: its errors are left out of the corpus"
 
@@ -165,6 +165,26 @@ $(PKG_WHEELS): requirements-dev.txt
 
 package-deps: $(PKG_WHEELS)
 
+# The pinned clients below are large (about 900 MB together) and the same
+# for every checkout: each version is installed once per user, in CLIENTS,
+# and .cache/claude-code and .cache/codex link to it. `make
+# CLIENTS=.cache/clients` keeps them inside the checkout instead.
+CLIENTS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/errkb/clients
+# $(call npm-client,FOLDER,LINK,PACKAGES): PACKAGES installed by npm into
+# CLIENTS/FOLDER, unless there already (into a temporary folder first, so
+# that a failed or concurrent install leaves no half folder), and
+# .cache/LINK linked to it.
+define npm-client
+	@mkdir -p $(CLIENTS) .cache
+	@if [ ! -d $(CLIENTS)/$(1)/node_modules ]; then \
+	  echo "npm install $(strip $(3)) (into $(CLIENTS)/$(1))"; \
+	  tmp=$$(mktemp -d $(CLIENTS)/.$(1).XXXXXX) && \
+	  (cd $$tmp && npm install --silent --no-audit --no-fund $(strip $(3))) && \
+	  { [ -d $(CLIENTS)/$(1) ] && rm -rf $$tmp || mv $$tmp $(CLIENTS)/$(1); }; \
+	fi
+	@rm -rf .cache/$(2) && ln -s $(abspath $(CLIENTS))/$(1) .cache/$(2)
+endef
+
 # The real Claude Code client, pinned, for the end-to-end test
 # (tests/test_claude_code.py drives it against a scripted stand-in of the
 # Messages API), with the Agent SDK's hook types and TypeScript to check
@@ -174,12 +194,10 @@ CLAUDE_CODE_VERSION := 2.1.332
 CLAUDE_SDK_VERSION  := 0.3.332
 CLAUDE_PLATFORM     := $(shell node -p 'process.platform + "-" + process.arch' 2>/dev/null)
 CLAUDE              := .cache/claude-code/node_modules/@anthropic-ai/claude-code-$(CLAUDE_PLATFORM)/claude
-$(CLAUDE): $(TEST_DEPS_STAMP)
-	@mkdir -p .cache/claude-code
-	cd .cache/claude-code && npm install --silent --no-audit --no-fund --omit=optional \
-	  @anthropic-ai/claude-code-$(CLAUDE_PLATFORM)@$(CLAUDE_CODE_VERSION) \
-	  @anthropic-ai/claude-agent-sdk@$(CLAUDE_SDK_VERSION) typescript@5.9.3
-	@touch $@
+$(CLAUDE): | $(TEST_DEPS_STAMP)
+	$(call npm-client,claude-code-$(CLAUDE_CODE_VERSION)-sdk-$(CLAUDE_SDK_VERSION)-$(CLAUDE_PLATFORM),claude-code,\
+	  --omit=optional @anthropic-ai/claude-code-$(CLAUDE_PLATFORM)@$(CLAUDE_CODE_VERSION) \
+	  @anthropic-ai/claude-agent-sdk@$(CLAUDE_SDK_VERSION) typescript@5.9.3)
 
 claude-code: $(CLAUDE)
 
@@ -192,10 +210,8 @@ claude-code: $(CLAUDE)
 CODEX_VERSION  := 0.171.0
 CODEX_TRIPLE   := $(shell node -p '({"linux-x64":"x86_64-unknown-linux-musl","linux-arm64":"aarch64-unknown-linux-musl","darwin-x64":"x86_64-apple-darwin","darwin-arm64":"aarch64-apple-darwin"})[process.platform + "-" + process.arch]' 2>/dev/null)
 CODEX          := .cache/codex/node_modules/@openai/codex-$(CLAUDE_PLATFORM)/vendor/$(CODEX_TRIPLE)/bin/codex
-$(CODEX): $(TEST_DEPS_STAMP)
-	@mkdir -p .cache/codex
-	cd .cache/codex && npm install --silent --no-audit --no-fund @openai/codex@$(CODEX_VERSION)
-	@touch $@
+$(CODEX): | $(TEST_DEPS_STAMP)
+	$(call npm-client,codex-$(CODEX_VERSION)-$(CLAUDE_PLATFORM),codex,@openai/codex@$(CODEX_VERSION))
 
 codex: $(CODEX)
 
