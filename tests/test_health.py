@@ -8,13 +8,13 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import DIST, FP32_MODEL_DIR, MODEL_DIR, RUNNER, connection, peak_rss_kib, runner
+from conftest import (DIST, FP32_MODEL_DIR, MODEL_DIR, RUNNER, connection, folder_for_others, peak_rss_kib,
+                      runner)
 
 IS_ROOT = os.geteuid() == 0
 NOBODY = 65534
@@ -300,7 +300,7 @@ def unprivileged():
     root may write to read-only files, so read-only faults need another
     user. As root: `nobody`, through setpriv, in a folder of its own."""
     if not IS_ROOT:
-        home = Path(tempfile.mkdtemp(prefix="errkb-home-"))
+        home = folder_for_others("errkb-home-")
         yield [], home
         shutil.rmtree(home, ignore_errors=True)
         return
@@ -310,7 +310,7 @@ def unprivileged():
     for parent in RUNNER.parents:
         if parent.stat().st_mode & 0o001 == 0:
             pytest.skip(f"{parent} is not searchable by other users, so nobody cannot run {RUNNER}")
-    top = Path(tempfile.mkdtemp(prefix="errkb-nobody-"))  # pytest's own folder is root's alone
+    top = folder_for_others("errkb-nobody-")  # pytest's own folder is root's alone
     top.chmod(0o755)
     home = top / "home"
     home.mkdir()
@@ -448,11 +448,11 @@ def test_learn_skips_what_it_cannot_read_says_so_and_imports_the_rest(unprivileg
     assert proc.stderr.splitlines() == [
         f"errkb learn: skipped tool call toolu_h2 of {projects / 'good.jsonl'}: malformed JSON: Error code 1: "
         "SQL logic error", f"errkb learn: skipped {locked}: Permission denied (os error 13)"]
-    assert "1 files could not be read; 1 calls could not be stored" in proc.stdout
-    assert "1 fixes learned" in proc.stdout
+    assert "1 file could not be read; 1 call could not be stored" in proc.stdout
+    assert "1 fix learned" in proc.stdout
     # nothing readable at all: an error
     nothing = subprocess.run([*prefix, str(RUNNER), "learn", str(locked)], capture_output=True, text=True, env=env)
-    assert nothing.returncode != 0 and "none of the 1 transcript files could be read" in nothing.stderr
+    assert nothing.returncode != 0 and "the transcript file could not be read" in nothing.stderr
 
 
 def test_learn_memory_is_bounded_by_the_longest_line(tmp_path):

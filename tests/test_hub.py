@@ -11,14 +11,13 @@ import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import DIST, RUNNER, connection, runner, sqlite
+from conftest import DIST, RUNNER, connection, folder_for_others, runner, sqlite
 
 NOBODY = 65534
 PG_BIN = next((Path(p) for p in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
@@ -41,8 +40,8 @@ class Server:
 
     def __init__(self, ssl=False):
         if PG_BIN is None:
-            pytest.skip("PostgreSQL's server is not installed (make deps installs it)")
-        self.root = Path(tempfile.mkdtemp(prefix="errkb-pg-"))
+            pytest.skip("PostgreSQL's server is not installed (make test-deps installs it)")
+        self.root = folder_for_others("errkb-pg-")  # the server may run as nobody
         self.root.chmod(0o755)
         self.data = self.root / "data"
         self.port = free_port()
@@ -210,8 +209,8 @@ def test_a_fix_learned_on_one_laptop_is_advised_on_another_as_the_teams(hub, tmp
         out = r.run("hub", "join", hub["url"]).stdout
         assert "joined postgresql://member@127.0.0.1:" in out
     a.learn_fix("sa1")
-    assert "sent 1 fixes" in a.run("sync").stdout
-    assert "received 1 fixes" in b.run("sync").stdout
+    assert "sent 1 fix," in a.run("sync").stdout
+    assert "received 1 fix," in b.run("sync").stdout
     told = b.fail("sb1")
     assert told.startswith("[Reflexion error KB] A teammate fixed the same error before:")
     assert "pip install pyyaml" in told
@@ -373,11 +372,11 @@ def test_hub_down_hooks_unaffected_and_the_backlog_drains_later(hub, tmp_path):
         # the background job waits for its turn
         assert a.run("sync", "--if-due").stdout == ""
         status = a.run("hub", "status", check=False)
-        assert status.returncode == 1 and "unreachable" in status.stdout and "waiting    1 fixes" in status.stdout
+        assert status.returncode == 1 and "unreachable" in status.stdout and "waiting    1 fix," in status.stdout
         assert "FAIL hub" in a.run("doctor", check=False).stdout
     finally:
         pg.start()
-    assert "sent 1 fixes" in a.run("sync").stdout
+    assert "sent 1 fix," in a.run("sync").stdout
     b.run("sync")
     assert "A teammate fixed the same error before" in b.fail("sb1")
 
@@ -477,7 +476,7 @@ def test_only_the_projects_the_config_shares_reach_the_hub(hub, tmp_path):
     del settings["hub"]["exclude"]
     settings["hub"]["projects"] = ["github.com/acme/shop"]
     config.write_text(json.dumps(settings))
-    assert "sent 1 fixes" in a.run("sync").stdout
+    assert "sent 1 fix," in a.run("sync").stdout
     assert "sent 0 fixes" in c.run("sync").stdout
     assert hub["pg"].psql("SELECT count(*) FROM errkb.fixes", db=hub["db"]) == "1"
 

@@ -182,7 +182,7 @@ def test_a_row_with_an_infinite_time_is_refused_and_the_rest_received(team, tmp_
         assert "pip install pyyaml" in (r.fail(f"s-{r.home.name}") or ""), r.home.name  # the valid row
         assert "left-pad" not in (r.fail(f"s2-{r.home.name}", error=LEFTPAD, command="node index.js") or "")
         status = r.run("hub", "status").stdout
-        assert re.search(r"refused +1 rows", status), status
+        assert re.search(r"refused +1 row ", status), status
         assert "time" in status.split("refused", 1)[1], status  # why
         doctor = r.run("doctor", check=False).stdout
         assert re.search(r"warn hub .*1 rows? received", doctor), doctor
@@ -233,7 +233,7 @@ def forged_for_bs_error(team, tmp_path):
     b, c = laptop(tmp_path, team, "b", "bob"), laptop(tmp_path, team, "c", "carol")
     for session in ("sb1", "sb2", "sb3"):
         b.learn_fix(session, error=LEFTPAD, fix="npm install left-pad", command="node index.js")
-    assert "sent 1 fixes" in b.run("sync").stdout
+    assert "sent 1 fix," in b.run("sync").stdout
     sender = team.sender_column()
     uid, error_key, signature, headline, b_replica = team.value(
         f"SELECT uid, error_key, signature, headline, {sender} FROM errkb.fixes", user="mallory").split("|")
@@ -360,10 +360,10 @@ def test_an_open_transaction_in_another_database_does_not_hide_a_fix(team, tmp_p
             assert time.monotonic() < deadline, "the open transaction never got its id"
             time.sleep(0.05)
         a.learn_fix("sa1")
-        assert "sent 1 fixes" in a.run("sync").stdout
+        assert "sent 1 fix," in a.run("sync").stdout
         synced = b.run("sync", check=False)
         if synced.returncode == 0:
-            assert "received 1 fixes" in synced.stdout, synced.stdout
+            assert "received 1 fix," in synced.stdout, synced.stdout
             assert "pip install pyyaml" in (b.fail("sb1") or "")
             status = b.run("hub", "status").stdout
             assert "failing" not in status and "refused    none" in status, status
@@ -424,7 +424,7 @@ def learn_in_an_excluded_folder(a, team):
 
 def test_a_project_under_an_excluded_folder_never_reaches_the_hub(team, home_laptop):
     sent, dump = learn_in_an_excluded_folder(home_laptop(team, "a", "member"), team)
-    assert "sent 1 fixes" in sent and "pip install pyyaml" in dump
+    assert "sent 1 fix," in sent and "pip install pyyaml" in dump
     for private in ("secretclient", "secret-client", "SECRETCLIENT"):
         assert private not in dump, private
     assert team.value("SELECT count(*) FROM errkb.fixes") == "1"
@@ -459,7 +459,7 @@ def test_no_absolute_path_or_user_name_reaches_the_hub(team, home_laptop):
                                                      "-i https://alice:secret@pypi.example.com/simple pyyaml"})
     a.hook("PostToolUse", "sa1", "Bash", {"command": f"{project}/.venv/bin/python -m pip install pyyaml"})
     a.hook("PostToolUse", "sa1", "Bash", {"command": command})
-    assert "sent 1 fixes" in a.run("sync").stdout
+    assert "sent 1 fix," in a.run("sync").stdout
     dump = team.dump()
     assert "pyyaml" in dump and "CLoader" in dump, dump
     for private in (user, *PRIVATE):
@@ -517,7 +517,7 @@ def test_rows_of_ten_megabytes_are_refused_in_bounded_memory(team, tmp_path, whe
     assert code == 0, err
     assert peak_kib < 300 * 1024, f"peak {peak_kib // 1024} MB"
     assert stored() - before < 50 * 1024 * 1024
-    assert "received 1 fixes" in out and "40 received rows refused" in out, out
+    assert "received 1 fix," in out and "40 received rows refused" in out, out
     assert re.search(r"refused +40 rows", b.run("hub", "status").stdout)
     assert "pip install pyyaml" in (b.fail("sb1") or "")
 
@@ -595,7 +595,7 @@ def test_a_locked_hub_table_fails_a_sync_in_time_and_session_ends_start_no_pile_
         for pid in hub_processes(b.home):
             os.kill(pid, 9)
     assert "failing" in b.run("hub", "status", check=False).stdout
-    assert "sent 1 fixes" in b.run("sync").stdout
+    assert "sent 1 fix," in b.run("sync").stdout
 
 
 # ---- 9. Relearning what one forgot ----------------------------------------------------
@@ -797,7 +797,7 @@ def test_escape_bytes_in_a_refused_row_never_reach_the_terminal(team, tmp_path):
         f"VALUES ('{'e' * 32}', {lit(ESCAPES)}, 'github.com/acme/shop', {lit(ESCAPES)}, {lit(ESCAPES)}, "
         f"{lit(ESCAPES + ' Error')}, {lit(json.dumps([ESCAPES]))}, 'k')")
     assert inserted.returncode == 0, inserted.stderr
-    assert "1 received rows refused" in b.run("sync").stdout
+    assert "1 received row refused" in b.run("sync").stdout
     for said in (b.run("hub", "status").stdout, b.run("doctor", check=False).stdout):
         assert not CONTROL.search(said), repr(said)
 

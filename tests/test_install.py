@@ -59,7 +59,7 @@ def test_install_points_to_past_sessions(home):
     folder.mkdir(parents=True)
     (folder / "0b9c7a5e-1111-2222-3333-444444444444.jsonl").write_text("{}\n")
     out = runner("install", env={"HOME": str(home)}, check=True).stdout  # not a terminal: no question
-    assert f"1 past Claude Code sessions in {home / '.claude' / 'projects'}: 'errkb learn' learns" in out
+    assert f"1 past Claude Code session in {home / '.claude' / 'projects'}: 'errkb learn' learns" in out
 
 
 def test_install_on_a_terminal_asks_and_learns(home):
@@ -95,7 +95,7 @@ def test_install_on_a_terminal_asks_and_learns(home):
             break
         seen += chunk
     assert proc.wait(timeout=30) == 0
-    assert "1 fixes learned" in seen.decode(), seen.decode()
+    assert "1 fix learned" in seen.decode(), seen.decode()
 
 
 def test_uninstall_leaves_only_what_was_there(home):

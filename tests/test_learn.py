@@ -52,7 +52,7 @@ def test_a_session_teaches_its_fixes_with_what_was_done(tmp_path, projects):
     s.bash("node src/index.js", "listening")
     s.write(projects)
     out = learn(tmp_path, projects)
-    assert out.splitlines()[1:3] == ["1 sessions, 7 tool calls (2 errors, 0 interrupted), 0 already known",
+    assert out.splitlines()[1:3] == ["1 session, 7 tool calls (2 errors, 0 interrupted), 0 already known",
                                      "2 fixes learned"]
     learned = fixes(tmp_path)
     python = next(f for e, f in learned.items() if "pendulum" in e)
@@ -83,7 +83,7 @@ def test_importing_again_adds_nothing_and_a_grown_file_only_its_new_calls(tmp_pa
     s.bash("python3 app.py", "ok")
     file.write_text(s.lines(s.records))
     grown = learn(tmp_path, projects)
-    assert "2 tool calls (1 errors, 0 interrupted), 3 already known" in grown and "1 fixes learned" in grown
+    assert "2 tool calls (1 error, 0 interrupted), 3 already known" in grown and "1 fix learned" in grown
     assert rows(tmp_path, "SELECT count(*) FROM events")[0][0] == before[0][0][0] + 2
     assert rows(tmp_path, "SELECT use_count FROM error_kb") == [(before[1][0][0] + 1,)]
     # the same calls seen by a hook first are not imported again either
@@ -111,7 +111,7 @@ def test_a_resumed_sessions_copy_of_earlier_calls_is_not_imported_twice(tmp_path
     resumed.bash("pytest", "1 passed")
     resumed.write(projects)
     out = learn(tmp_path, projects)
-    assert "4 tool calls (1 errors, 0 interrupted), 3 already known" in out and "1 fixes learned" in out
+    assert "4 tool calls (1 error, 0 interrupted), 3 already known" in out and "1 fix learned" in out
 
 
 def test_parallel_calls_are_taken_in_the_order_they_finished(tmp_path, projects):
@@ -141,9 +141,9 @@ def test_subagents_are_streams_of_their_own(tmp_path, projects):
     s.bash("cargo build", error="error[E0432]: unresolved import `crate::utils`", sidechain=True)
     s.bash("cargo build", "Finished")              # main thread: not the sidechain's fix
     files = s.write(projects)
-    assert any("subagents" in str(f) for f in files)
+    assert any("subagents" in f.relative_to(projects).parts for f in files)
     out = learn(tmp_path, projects)
-    assert "1 fixes learned" in out
+    assert "1 fix learned" in out
     [fix] = fixes(tmp_path).values()
     assert fix["commands"] == ["npm install"]
     streams = rows(tmp_path, "SELECT DISTINCT data ->> '$.agentId' FROM events ORDER BY 1")
@@ -166,8 +166,8 @@ def test_compaction_interrupts_malformed_lines_and_unknown_records(tmp_path, pro
     s.call("Task", {"description": "d", "prompt": "p", "subagent_type": "executor"}, "done")
     s.write(projects)
     out = learn(tmp_path, projects)
-    assert "1 malformed lines skipped" in out
-    assert "6 tool calls (1 errors, 1 interrupted)" in out and "1 fixes learned" in out
+    assert "1 malformed line skipped" in out
+    assert "6 tool calls (1 error, 1 interrupted)" in out and "1 fix learned" in out
     assert rows(tmp_path, "SELECT count(*) FROM events WHERE type = 'tool_interrupt'") == [(1,)]
     assert rows(tmp_path, "SELECT data ->> '$.meta.agentType' FROM events WHERE data ->> '$.tool' = 'Task'") == [
         ("executor",)]
@@ -182,7 +182,7 @@ def test_secrets_in_transcripts_are_never_stored(tmp_path, projects):
     s.bash(f"curl -H 'Authorization: token {TOKEN}' https://api.github.com/user", "{}")
     s.write(projects)
     out = learn(tmp_path, projects)
-    assert "1 fixes learned" in out and TOKEN not in out
+    assert "1 fix learned" in out and TOKEN not in out
     for path in tmp_path.glob("kb.db*"):
         assert TOKEN.encode() not in path.read_bytes(), path
 

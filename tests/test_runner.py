@@ -128,3 +128,12 @@ def test_the_runner_is_position_independent():
     randomisation of a position-independent executable."""
     header = subprocess.run(["readelf", "-h", str(RUNNER)], capture_output=True, text=True, check=True).stdout
     assert re.search(r"Type:\s+DYN ", header), header
+
+
+def test_the_hubs_help_and_errors_name_the_command_as_typed():
+    """errkb hub … runs the errkb-hub program; what it prints names the
+    command people type, not that program."""
+    assert "Usage: errkb hub [OPTIONS] <COMMAND>" in runner("hub", "--help", check=True).stdout
+    wrong = runner("hub", "no-such-command")
+    assert wrong.returncode == 2 and "Usage: errkb hub [OPTIONS] <COMMAND>" in wrong.stderr, wrong.stderr
+    assert "errkb-hub" not in wrong.stderr

@@ -44,6 +44,7 @@ struct Words {
     error: &'static str,
     fix: &'static str,
     other_fix: &'static str,
+    /// `{n}` other fixes; `other_fix_known` when there is one.
     other_fixes: &'static str,
     other_fix_known: &'static str,
     closing: &'static str,
@@ -54,8 +55,9 @@ struct Words {
     briefing_errors: &'static str,
     briefing_fix: &'static str,
     briefing_rules: &'static str,
+    /// `{n}` more errors; `one_more_error` when there is one.
     more_errors: &'static str,
-    more_error: &'static str,
+    one_more_error: &'static str,
     ran: &'static str,
     edited: &'static str,
     wrote: &'static str,
@@ -95,7 +97,7 @@ const KOREAN: Words = Words {
     briefing_fix: "  해결: ",
     briefing_rules: "적용할 프로젝트 규칙:",
     more_errors: "(그 밖의 에러 {n}개)",
-    more_error: "(그 밖의 에러 1개)",
+    one_more_error: "(그 밖의 에러 1개)",
     ran: "실행: ",
     edited: "수정 ",
     wrote: "작성: ",
@@ -130,7 +132,7 @@ const ENGLISH: Words = Words {
     briefing_fix: "  fix: ",
     briefing_rules: "Project rules to follow:",
     more_errors: "({n} more errors)",
-    more_error: "(1 more error)",
+    one_more_error: "(1 more error)",
     ran: "ran: ",
     edited: "edited ",
     wrote: "wrote ",
@@ -378,10 +380,11 @@ fn failure(facts: &Value, w: &Words) -> Option<String> {
         if used + line.chars().count() < FAILURE_BUDGET {
             lines.push(line);
         }
-    } else if others == 1 {
-        lines.push(w.other_fix_known.to_owned());
-    } else if others > 1 {
-        lines.push(w.other_fixes.replace("{n}", &others.to_string()));
+    } else if others > 0 {
+        lines.push(match others {
+            1 => w.other_fix_known.to_owned(),
+            n => w.other_fixes.replace("{n}", &n.to_string()),
+        });
     }
     lines.push(closing);
     Some(fit_keeping_last(lines, FAILURE_BUDGET))
@@ -495,7 +498,7 @@ fn briefing(facts: &Value, w: &Words) -> Option<String> {
     let rule_lines: Vec<String> = rules.iter().map(|r| cut_at_word(&format!("- {r}"), MAX_LINE)).collect();
     let length = |s: &str| s.chars().count();
     let more_line = |n: usize| match n {
-        1 => w.more_error.to_owned(),
+        1 => w.one_more_error.to_owned(),
         n => w.more_errors.replace("{n}", &n.to_string()),
     };
     // as many whole error entries as fit (with the line saying how many
@@ -599,6 +602,15 @@ mod tests {
             "{ko}"
         );
         assert!(ko.ends_with("이 정보를 참고하여 해결을 시도하세요."));
+    }
+
+    #[test]
+    fn one_other_fix_is_said_in_the_singular() {
+        let facts = |others| json!({"same": true, "headline": "x", "fix": fix(), "others": others});
+        let one = render("failure", &facts(1), Language::English).unwrap();
+        assert!(one.contains("\n(1 other fix known)\n"), "{one}");
+        let two = render("failure", &facts(2), Language::English).unwrap();
+        assert!(two.contains("\n(2 other fixes known)\n"), "{two}");
     }
 
     #[test]

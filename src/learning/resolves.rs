@@ -578,7 +578,7 @@ pub fn resolutions_with(
         let delegated: Vec<Step> = between
             .iter()
             .filter_map(|s| s.subagent.as_deref())
-            .flat_map(|id| subagent_steps(id))
+            .flat_map(&subagent_steps)
             .collect();
         let changing: Vec<&Step> = between
             .iter()

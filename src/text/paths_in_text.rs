@@ -8,7 +8,7 @@
 //! - `relative_paths(text, project, outside)`: the paths inside the project
 //!   made relative to it, and, for what leaves the machine, the absolute
 //!   paths outside it cut to their last component.
-
+//!
 //! Plain byte scanning rather than a regex: a hook process calls this once,
 //! and compiling the two patterns cost more than a whole hook's SQL. The
 //! tests check it against those patterns.

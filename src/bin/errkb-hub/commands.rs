@@ -15,7 +15,7 @@ use crate::hub::client::{Described, Hub};
 use crate::hub::conninfo::Conninfo;
 use crate::hub::project::Selection;
 use crate::hub::sync::{self, State, HUB_SCHEMA_SQL, HUB_SCHEMA_VERSION};
-use errkb::runtime::{config_file, db};
+use errkb::runtime::{config_file, counted, db};
 
 /// The hub config.json names (`"hub": {"url", "projects", "exclude"}`), if any.
 fn joined() -> Result<Option<(Conninfo, Selection)>> {
@@ -254,11 +254,19 @@ pub fn status(db_path: &Path, out: &mut impl Write) -> Result<ExitCode> {
     let (fixes, counts, retractions) = sync::waiting(&conn, &selection)?;
     writeln!(
         out,
-        "waiting    {fixes} fixes, {counts} counts, {retractions} retractions to send"
+        "waiting    {}, {}, {} to send",
+        counted(fixes, "fix", "fixes"),
+        counted(counts, "count", "counts"),
+        counted(retractions, "retraction", "retractions")
     )?;
     let refused: i64 = conn.query_row("SELECT count(*) FROM hub_refused", [], |r| r.get(0))?;
     if refused > 0 {
-        writeln!(out, "refused    {refused} rows received from the hub were not stored; the newest:")?;
+        writeln!(
+            out,
+            "refused    {} received from the hub {} not stored; the newest:",
+            counted(refused, "row", "rows"),
+            if refused == 1 { "was" } else { "were" }
+        )?;
         let mut stmt = conn.prepare(
             "SELECT ts, coalesce(member, '?'), coalesce(hub_uid, '?'), reason FROM hub_refused ORDER BY id DESC LIMIT 5",
         )?;
@@ -432,7 +440,8 @@ pub fn retract(db_path: &Path, fix: &str, url: Option<&str>, out: &mut impl Writ
     })?;
     writeln!(
         out,
-        "retracted {everyone} for everyone ({removed} copies removed from the hub); every laptop drops it at its next sync"
+        "retracted {everyone} for everyone ({} removed from the hub); every laptop drops it at its next sync",
+        counted(removed, "copy", "copies")
     )?;
     Ok(ExitCode::SUCCESS)
 }

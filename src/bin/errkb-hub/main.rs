@@ -19,8 +19,11 @@ use clap::{Parser, Subcommand};
 use errkb::runtime::{self, paths};
 
 #[derive(Parser)]
+// bin_name: its usage as people type it (errkb hub …), not the name of
+// the program errkb starts
 #[command(
     name = "errkb hub",
+    bin_name = "errkb hub",
     version,
     about = "Share fixes with a team through a PostgreSQL hub"
 )]

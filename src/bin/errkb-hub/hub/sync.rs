@@ -39,6 +39,7 @@ use tokio_postgres::Row;
 
 use super::client::{Described, Hub};
 use super::project::{Remotes, Selection};
+use errkb::runtime::counted;
 use errkb::runtime::script::{self, Params};
 
 /// The hub schema version this errkb speaks (sql/hub/schema.sql's).
@@ -278,22 +279,23 @@ impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "sent {} fixes, {} counts, {} retractions; received {} fixes, {} counts, {} retractions",
-            self.sent_fixes,
-            self.sent_counts,
-            self.sent_retractions,
-            self.received_fixes,
-            self.received_counts,
-            self.received_retractions
+            "sent {}, {}, {}; received {}, {}, {}",
+            counted(self.sent_fixes, "fix", "fixes"),
+            counted(self.sent_counts, "count", "counts"),
+            counted(self.sent_retractions, "retraction", "retractions"),
+            counted(self.received_fixes, "fix", "fixes"),
+            counted(self.received_counts, "count", "counts"),
+            counted(self.received_retractions, "retraction", "retractions")
         )?;
         if self.removed_members > 0 {
-            write!(f, "; {} removed members' fixes dropped", self.removed_members)?;
+            let members = counted(self.removed_members, "removed member's", "removed members'");
+            write!(f, "; {members} fixes dropped")?;
         }
         if self.refused > 0 {
             write!(
                 f,
-                "; {} received rows refused (malformed or oversized: errkb hub status lists them)",
-                self.refused
+                "; {} refused (malformed or oversized: errkb hub status lists them)",
+                counted(self.refused, "received row", "received rows")
             )?;
         }
         if self.more_waits {

@@ -180,9 +180,9 @@ pub fn command(db_path: &Path, langs: Vec<String>, out: &mut impl std::io::Write
     let s = build(&conn, &langs)?;
     writeln!(
         out,
-        "message catalog: {} messages from {} catalogs ({})",
-        s.messages,
-        s.domains,
+        "message catalog: {} from {} ({})",
+        errkb::runtime::counted(s.messages, "message", "messages"),
+        errkb::runtime::counted(s.domains, "catalog", "catalogs"),
         if s.languages.is_empty() {
             "no catalogs found".to_string()
         } else {

@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::commands::install;
 use crate::agent::hooks;
 use errkb::runtime::storage::{self, writable, Problem, Storage};
-use errkb::runtime::{db, paths};
+use errkb::runtime::{counted, db, paths};
 use errkb::embedding::model_files;
 
 /// How many recent hook failures to show.
@@ -207,8 +207,9 @@ fn check_data_folder(r: &mut Report) -> Result<bool> {
         Ok(changed) => r.ok(
             "data folder",
             format!(
-                "{} files and folders under {shown} were readable by others: made private",
-                changed.len()
+                "{} under {shown} {} readable by others: made private",
+                counted(changed.len(), "file or folder", "files and folders"),
+                if changed.len() == 1 { "was" } else { "were" }
             ),
         )?,
         Err(e) => r.fail(
@@ -601,7 +602,9 @@ fn check_database(r: &mut Report, db_path: &Path) -> Result<Option<String>> {
     r.ok(
         "database",
         format!(
-            "{shown} (schema {schema}{upgrade}, {checked}): {entries} entries, {resolved} with a fix, {events} events"
+            "{shown} (schema {schema}{upgrade}, {checked}): {}, {resolved} with a fix, {}",
+            counted(entries, "entry", "entries"),
+            counted(events, "event", "events")
         ),
     )?;
     Ok(conn
@@ -769,7 +772,11 @@ fn check_hub(r: &mut Report, db_path: &Path) -> Result<()> {
     if let Some((n, newest)) = refused {
         r.warn(
             "hub",
-            format!("{n} rows received from the team's hub were refused, the newest: {newest}"),
+            format!(
+                "{} received from the team's hub {} refused, the newest: {newest}",
+                counted(n, "row", "rows"),
+                if n == 1 { "was" } else { "were" }
+            ),
             "errkb hub status lists them; a teammate's errkb may be broken, or a member hostile: the hub's owner \
              can remove a member (errkb hub remove-member NAME)",
         )?;
@@ -784,7 +791,12 @@ fn check_hub(r: &mut Report, db_path: &Path) -> Result<()> {
         Some((last_sync, last_error, failures, next_try)) if failures > 0 => r.fail(
             "hub",
             format!(
-                "{url}: the last {failures} syncs failed ({}); last success {}, next try {}",
+                "{url}: the last {} failed ({}); last success {}, next try {}",
+                if failures == 1 {
+                    "sync".to_owned()
+                } else {
+                    format!("{failures} syncs")
+                },
                 last_error.unwrap_or_else(|| "?".into()),
                 last_sync.unwrap_or_else(never),
                 next_try.unwrap_or_else(|| "now".into())

@@ -248,8 +248,8 @@ pub fn install(extension: &Path, dry_run: bool, agents: &[Agent], out: &mut impl
         if !changed.is_empty() {
             writeln!(
                 out,
-                "made {} files and folders under {} private to you",
-                changed.len(),
+                "made {} under {} private to you",
+                errkb::runtime::counted(changed.len(), "file or folder", "files and folders"),
                 root.display()
             )?;
         }

@@ -56,7 +56,7 @@ use crate::agent::call::{Call, Outcome};
 use crate::commands::learn_codex;
 use errkb::runtime::script::{self, Params};
 use crate::agent::{codex, hooks};
-use errkb::runtime::{db, paths};
+use errkb::runtime::{counted, db, paths};
 
 #[derive(Debug, Default)]
 pub struct Summary {
@@ -79,25 +79,30 @@ impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "read {} transcript files ({:.1} MB; {} unchanged since the last import)",
-            self.files,
+            "read {} ({:.1} MB; {} unchanged since the last import)",
+            counted(self.files, "transcript file", "transcript files"),
             self.bytes as f64 / 1e6,
             self.unchanged_files
         )?;
         writeln!(
             f,
-            "{} sessions, {} tool calls ({} errors, {} interrupted), {} already known",
-            self.sessions, self.tool_calls, self.errors, self.interrupts, self.already_known
+            "{}, {} ({}, {} interrupted), {} already known",
+            counted(self.sessions, "session", "sessions"),
+            counted(self.tool_calls, "tool call", "tool calls"),
+            counted(self.errors, "error", "errors"),
+            self.interrupts,
+            self.already_known
         )?;
-        write!(f, "{} fixes learned", self.fixes_learned)?;
+        write!(f, "{} learned", counted(self.fixes_learned, "fix", "fixes"))?;
         if self.malformed_lines > 0 {
-            write!(f, "; {} malformed lines skipped", self.malformed_lines)?;
+            let lines = counted(self.malformed_lines, "malformed line", "malformed lines");
+            write!(f, "; {lines} skipped")?;
         }
         if self.unreadable_files > 0 {
-            write!(f, "; {} files could not be read", self.unreadable_files)?;
+            write!(f, "; {} could not be read", counted(self.unreadable_files, "file", "files"))?;
         }
         if self.skipped_calls > 0 {
-            write!(f, "; {} calls could not be stored", self.skipped_calls)?;
+            write!(f, "; {} could not be stored", counted(self.skipped_calls, "call", "calls"))?;
         }
         writeln!(f)
     }
@@ -227,6 +232,9 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
     }
     progress.finish_and_clear();
     if readable == 0 && !files.is_empty() {
+        if files.len() == 1 {
+            bail!("the transcript file could not be read");
+        }
         bail!("none of the {} transcript files could be read", files.len());
     }
     let mut summary = importer.summary;
@@ -846,7 +854,10 @@ pub fn offer(db_path: &Path, agents: &[Agent], out: &mut impl std::io::Write) ->
     }
     let said = found
         .iter()
-        .map(|(agent, folder, files)| format!("{files} past {agent} sessions in {}", folder.display()))
+        .map(|(agent, folder, files)| {
+            let sessions = counted(files, &format!("past {agent} session"), &format!("past {agent} sessions"));
+            format!("{sessions} in {}", folder.display())
+        })
         .collect::<Vec<_>>()
         .join(" and ");
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();

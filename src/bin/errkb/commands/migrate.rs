@@ -24,7 +24,8 @@ pub fn run(db_path: &Path, out: &mut impl Write) -> Result<ExitCode> {
     );
     writeln!(
         out,
-        "re-keyed {rekeyed} entries, merged {merged}; run errkb embed for their vectors"
+        "re-keyed {}, merged {merged}; run errkb embed for their vectors",
+        errkb::runtime::counted(rekeyed, "entry", "entries")
     )?;
     Ok(ExitCode::SUCCESS)
 }
