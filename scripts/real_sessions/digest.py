@@ -30,45 +30,25 @@ Options:
 
 from __future__ import annotations
 
-import argparse
-import gzip
 import json
 import os
 import re
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
-INPUT_WIDTH = 200
-RESULT_WIDTH = 300
-RESULT_LINES = 3
-
-
-def open_text(path: str):
-    if path.endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, "r", encoding="utf-8", errors="replace")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import digest_common  # noqa: E402
+from digest_common import INPUT_WIDTH, find_files, first_lines, one_line, open_text, shorten  # noqa: E402,F401
 
 
-def find_transcripts(paths: list[str]) -> list[str]:
-    found: list[str] = []
-    for p in paths:
-        if os.path.isdir(p):
-            for root, dirs, files in os.walk(p):
-                dirs.sort()
-                for name in sorted(files):
-                    if name.endswith(".jsonl") or name.endswith(".jsonl.gz"):
-                        found.append(os.path.join(root, name))
-        else:
-            found.append(p)
-    return found
 
 
-def one_line(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
 
 
-def shorten(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+
 
 
 def short_input(name: str, inp, width: int) -> str:
@@ -133,12 +113,6 @@ def result_text(content) -> str:
     return json.dumps(content, ensure_ascii=False)
 
 
-def first_lines(text: str) -> str:
-    lines = [ln.rstrip() for ln in text.strip().splitlines() if ln.strip()]
-    joined = " ⏎ ".join(lines[:RESULT_LINES])
-    if len(lines) > RESULT_LINES:
-        joined += " ⏎ …"
-    return shorten(joined, RESULT_WIDTH) if joined else "(empty)"
 
 
 @dataclass
@@ -280,34 +254,13 @@ def digest_file(path: str, width: int, errors_only: bool, out) -> tuple[int, int
     return 1, n_calls, n_err
 
 
+def find_transcripts(paths: list[str]) -> list[str]:
+    return find_files(paths, lambda name: name.endswith(".jsonl") or name.endswith(".jsonl.gz"))
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    ap.add_argument("paths", nargs="+")
-    ap.add_argument("--errors-only", action="store_true")
-    ap.add_argument("--width", type=int, default=INPUT_WIDTH)
-    args = ap.parse_args(argv)
-    files = find_transcripts(args.paths)
-    if not files:
-        print("no .jsonl or .jsonl.gz files found", file=sys.stderr)
-        return 1
-    tot_files = tot_calls = tot_err = 0
-    failed = 0
-    for path in files:
-        try:
-            f, c, e = digest_file(path, args.width, args.errors_only, sys.stdout)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            print(f"=== {path}\n    cannot read: {exc}\n", file=sys.stdout)
-            failed += 1
-            continue
-        tot_files += f
-        tot_calls += c
-        tot_err += e
-    print(f"# {tot_files} files, {tot_calls} tool results, {tot_err} errors" + (f", {failed} unreadable" if failed else ""))
-    return 1 if failed else 0
+    return digest_common.main(argv, __doc__, find_transcripts, digest_file, ".jsonl or .jsonl.gz files", "tool results")
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except BrokenPipeError:
-        sys.exit(0)
+    digest_common.run(main)
