@@ -80,3 +80,32 @@ pub fn diff(old: &str, new: &str, name: &str) -> String {
         .header(name, name)
         .to_string()
 }
+
+/// Whether a hook handler (`{"type": "command", "command": …}`) is
+/// errkb's: its command holds `mark`, the part of errkb's command line no
+/// one else writes.
+pub fn is_marked_hook(hook: &Value, mark: &str) -> bool {
+    hook.get("command")
+        .and_then(Value::as_str)
+        .is_some_and(|c| c.contains(mark))
+}
+
+/// `settings` without the hook handlers `mark` names; the groups and
+/// events left empty go too. Claude Code's settings.json and Codex's
+/// hooks.json share this shape: `hooks.<event>[].hooks[]`.
+pub fn without_marked_hooks(mut settings: Value, mark: &str) -> Value {
+    if let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) {
+        for groups in hooks.values_mut() {
+            if let Some(groups) = groups.as_array_mut() {
+                for group in groups.iter_mut() {
+                    if let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+                        list.retain(|h| !is_marked_hook(h, mark));
+                    }
+                }
+                groups.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|l| !l.is_empty()));
+            }
+        }
+        hooks.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
+    }
+    settings
+}

@@ -27,7 +27,7 @@ use serde_json::{json, Map, Value};
 use crate::cli::Agent;
 use crate::commands::install_codex;
 use crate::agent::hooks;
-use crate::agent::settings_file::{diff, read_settings, render, write_with_backup};
+use crate::agent::settings_file::{self, diff, read_settings, render, write_with_backup};
 use errkb::runtime::{config_file, paths};
 
 /// What marks a settings.json hook command as errkb's.
@@ -62,27 +62,12 @@ pub fn installed_events(settings: &Value) -> Vec<String> {
 }
 
 fn is_errkb_hook(hook: &Value) -> bool {
-    hook.get("command")
-        .and_then(Value::as_str)
-        .is_some_and(|c| c.contains(MARK))
+    settings_file::is_marked_hook(hook, MARK)
 }
 
 /// `settings` without errkb's hooks; groups and events left empty go.
-fn without_errkb(mut settings: Value) -> Value {
-    if let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) {
-        for groups in hooks.values_mut() {
-            if let Some(groups) = groups.as_array_mut() {
-                for group in groups.iter_mut() {
-                    if let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) {
-                        list.retain(|h| !is_errkb_hook(h));
-                    }
-                }
-                groups.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|l| !l.is_empty()));
-            }
-        }
-        hooks.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
-    }
-    settings
+fn without_errkb(settings: Value) -> Value {
+    settings_file::without_marked_hooks(settings, MARK)
 }
 
 /// The name errkb's plugin has in Claude Code (`errkb@<marketplace>` in

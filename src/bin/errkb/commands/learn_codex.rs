@@ -621,6 +621,15 @@ mod tests {
         json!({"timestamp": ts, "type": kind, "payload": payload})
     }
 
+    /// A function call's line: `arguments` is the JSON text Codex writes.
+    fn function_call(ts: &str, name: &str, call_id: &str, arguments: &str) -> Value {
+        env(ts, "response_item", json!({"type": "function_call", "name": name, "call_id": call_id, "arguments": arguments}))
+    }
+
+    fn function_call_output(ts: &str, call_id: &str, output: &str) -> Value {
+        env(ts, "response_item", json!({"type": "function_call_output", "call_id": call_id, "output": output}))
+    }
+
     fn input(call: &Call) -> Value {
         serde_json::from_str(call.tool_input.get()).unwrap()
     }
@@ -634,18 +643,8 @@ mod tests {
                 json!({"id": "sess", "cwd": "/w/app", "cli_version": "0.114.0"}),
             ),
             env("t1", "turn_context", json!({"turn_id": "turn1", "cwd": "/w/app"})),
-            env(
-                "t2",
-                "response_item",
-                json!({"type": "function_call", "name": "exec_command", "call_id": "c1",
-                                              "arguments": "{\"cmd\":\"python3 app.py\",\"workdir\":\"/w/app/web\"}"}),
-            ),
-            env(
-                "t3",
-                "response_item",
-                json!({"type": "function_call_output", "call_id": "c1",
-                                              "output": "Chunk ID: a\nWall time: 0 seconds\nProcess exited with code 1\nOutput:\nNameError: x\n"}),
-            ),
+            function_call("t2", "exec_command", "c1", "{\"cmd\":\"python3 app.py\",\"workdir\":\"/w/app/web\"}"),
+            function_call_output("t3", "c1", "Chunk ID: a\nWall time: 0 seconds\nProcess exited with code 1\nOutput:\nNameError: x\n"),
             env(
                 "t4",
                 "response_item",
@@ -675,30 +674,10 @@ mod tests {
     fn a_long_command_ends_in_a_poll() {
         let calls = read(&[
             env("t0", "session_meta", json!({"id": "sess", "cwd": "/w"})),
-            env(
-                "t1",
-                "response_item",
-                json!({"type": "function_call", "name": "exec_command", "call_id": "c1",
-                                              "arguments": "{\"cmd\":\"cargo test\"}"}),
-            ),
-            env(
-                "t2",
-                "response_item",
-                json!({"type": "function_call_output", "call_id": "c1",
-                                              "output": "Chunk ID: a\nWall time: 1 seconds\nProcess running with session ID 7\nOutput:\n"}),
-            ),
-            env(
-                "t3",
-                "response_item",
-                json!({"type": "function_call", "name": "write_stdin", "call_id": "c2",
-                                              "arguments": "{\"session_id\":7,\"chars\":\"\"}"}),
-            ),
-            env(
-                "t4",
-                "response_item",
-                json!({"type": "function_call_output", "call_id": "c2",
-                                              "output": "Chunk ID: b\nWall time: 9 seconds\nProcess exited with code 101\nOutput:\nerror[E0425]\n"}),
-            ),
+            function_call("t1", "exec_command", "c1", "{\"cmd\":\"cargo test\"}"),
+            function_call_output("t2", "c1", "Chunk ID: a\nWall time: 1 seconds\nProcess running with session ID 7\nOutput:\n"),
+            function_call("t3", "write_stdin", "c2", "{\"session_id\":7,\"chars\":\"\"}"),
+            function_call_output("t4", "c2", "Chunk ID: b\nWall time: 9 seconds\nProcess exited with code 101\nOutput:\nerror[E0425]\n"),
         ]);
         assert_eq!(calls.len(), 1);
         assert_eq!(
@@ -747,36 +726,16 @@ mod tests {
                 json!({"id": "child", "cwd": "/w",
                 "source": {"subagent": {"thread_spawn": {"parent_thread_id": "parent"}}}}),
             ),
-            env(
-                "t1",
-                "response_item",
-                json!({"type": "function_call", "name": "exec_command", "call_id": "s_4",
-                                              "arguments": "{\"cmd\":\"sleep 2; exit 3\"}"}),
-            ),
-            env(
-                "t2",
-                "response_item",
-                json!({"type": "function_call_output", "call_id": "s_4",
-                                              "output": "Chunk ID: a\nWall time: 0.25 seconds\nProcess running with session ID 9\nOutput:\n"}),
-            ),
-            env(
-                "t3",
-                "response_item",
-                json!({"type": "function_call", "name": "write_stdin", "call_id": "s_5",
-                                              "arguments": "{\"session_id\":9}"}),
-            ),
+            function_call("t1", "exec_command", "s_4", "{\"cmd\":\"sleep 2; exit 3\"}"),
+            function_call_output("t2", "s_4", "Chunk ID: a\nWall time: 0.25 seconds\nProcess running with session ID 9\nOutput:\n"),
+            function_call("t3", "write_stdin", "s_5", "{\"session_id\":9}"),
             env(
                 "t4",
                 "event_msg",
                 json!({"type": "item_completed", "item": {"type": "CommandExecution", "id": "s_4",
                                           "cwd": "file:///w", "status": "failed", "exit_code": 3}}),
             ),
-            env(
-                "t5",
-                "response_item",
-                json!({"type": "function_call_output", "call_id": "s_5",
-                                              "output": "Chunk ID: b\nWall time: 2 seconds\nProcess exited with code 3\nOutput:\nlate\n"}),
-            ),
+            function_call_output("t5", "s_5", "Chunk ID: b\nWall time: 2 seconds\nProcess exited with code 3\nOutput:\nlate\n"),
         ]);
         assert_eq!(calls.len(), 1, "the hook's id, once");
         assert_eq!(
