@@ -109,3 +109,26 @@ pub fn without_marked_hooks(mut settings: Value, mark: &str) -> Value {
     }
     settings
 }
+
+/// The hook groups as settings.json, Codex's hooks.json and a plugin's
+/// hooks file all hold them: `{"Event": [{"matcher", "hooks": [{"type":
+/// "command", "command", "timeout"}]}]}`, from each hook's event, matcher
+/// (none: every tool) and timeout in seconds, and `command_of(event)`.
+pub fn hook_groups<'a>(
+    hooks: impl IntoIterator<Item = (&'a str, Option<&'a str>, u64)>,
+    command_of: impl Fn(&str) -> String,
+) -> serde_json::Map<String, Value> {
+    let mut groups = serde_json::Map::new();
+    for (event, matcher, timeout_secs) in hooks {
+        let mut group = serde_json::Map::new();
+        if let Some(matcher) = matcher {
+            group.insert("matcher".into(), json!(matcher));
+        }
+        group.insert(
+            "hooks".into(),
+            json!([{"type": "command", "command": command_of(event), "timeout": timeout_secs}]),
+        );
+        groups.insert(event.to_owned(), json!([group]));
+    }
+    groups
+}

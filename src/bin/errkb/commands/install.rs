@@ -95,19 +95,7 @@ pub fn enabled_plugin(settings: &Value) -> Option<String> {
 /// The hook groups for `command_of(event)`, as settings.json and a plugin's
 /// hooks/hooks.json both hold them: {"Event": [{"matcher", "hooks": [...]}]}.
 fn hook_groups(command_of: impl Fn(&str) -> String) -> Map<String, Value> {
-    let mut hooks = Map::new();
-    for hook in hooks::HOOKS {
-        let mut group = Map::new();
-        if let Some(matcher) = hook.matcher {
-            group.insert("matcher".into(), json!(matcher));
-        }
-        group.insert(
-            "hooks".into(),
-            json!([{"type": "command", "command": command_of(hook.event), "timeout": hook.timeout_secs}]),
-        );
-        hooks.insert(hook.event.to_owned(), json!([group]));
-    }
-    hooks
+    settings_file::hook_groups(hooks::HOOKS.iter().map(|h| (h.event, h.matcher, h.timeout_secs)), command_of)
 }
 
 /// The plugin's hooks/hooks.json (the file in the repository is checked

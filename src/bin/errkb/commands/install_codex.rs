@@ -60,19 +60,7 @@ pub fn found() -> Option<String> {
 
 /// The hook groups for `command_of(event)`, as hooks.json holds them.
 fn hook_groups(command_of: impl Fn(&str) -> String) -> Map<String, Value> {
-    let mut hooks = Map::new();
-    for hook in codex::hooks() {
-        let mut group = Map::new();
-        if let Some(matcher) = hook.matcher {
-            group.insert("matcher".into(), json!(matcher));
-        }
-        group.insert(
-            "hooks".into(),
-            json!([{"type": "command", "command": command_of(hook.event), "timeout": hook.timeout_secs}]),
-        );
-        hooks.insert(hook.event.to_owned(), json!([group]));
-    }
-    hooks
+    settings_file::hook_groups(codex::hooks().map(|h| (h.event, h.matcher, h.timeout_secs)), command_of)
 }
 
 /// The Codex plugin's hooks file (`hooks/codex.json`): the same hooks, run
