@@ -116,6 +116,28 @@ def case_a_subagent_is_its_own_stream(s):
     return [("make build", "make build")]
 
 
+def case_a_look_at_the_code_without_the_changes_is_no_fix(s):
+    failed = "Exit code 1\n--- FAIL: TestSave (0.00s)\n    store_test.go:12: got 1, want 2\nFAIL"
+    s.bash("go test ./store", error=failed)
+    s.bash("git stash", "Saved working directory and index state WIP on main")
+    s.bash("go test ./store", "ok  \texample.com/shop/store\t0.01s")  # the code as it was: no fix
+    s.bash("git stash pop", "On branch main")
+    s.bash("go test ./store 2>&1 | tail -3", "    store_test.go:12: got 1, want 2\nFAIL")  # a look again
+    s.call("Edit", {"file_path": f"{HOME_CWD}/store/save.go", "old_string": "n", "new_string": "n + 1"}, "ok")
+    s.bash("go test ./store", "ok  \texample.com/shop/store\t0.01s")
+    return [("go test ./store", "go test ./store")]
+
+
+def case_work_in_another_folder_is_not_the_fix(s):
+    s.bash("cd /Users/alice/work/blog && git commit -m 'add notes'",
+           error="Exit code 128\nfatal: not a git repository (or any of the parent directories): .git")
+    s.bash("cd /Users/alice/work/shop && git commit -m 'add notes'", "[main 1a2b3c4] add notes")
+    s.bash("cd /Users/alice/work/blog && git init", "Initialized empty Git repository")
+    s.bash("cd /Users/alice/work/blog && git commit -m 'add notes, again'", "[main 5d6e7f8] add notes")
+    return [("cd /Users/alice/work/blog && git commit -m 'add notes'",
+             "cd /Users/alice/work/blog && git commit -m 'add notes, again'")]
+
+
 CASES = [case for name, case in sorted(globals().items()) if name.startswith("case_")]
 
 
@@ -217,7 +239,8 @@ def test_learn_and_the_hooks_learn_the_same_and_only_what_fixed_it(case, tmp_pat
 def test_what_each_case_learns_looks_right(tmp_path):
     """The fixes themselves, for the cases where what is kept matters."""
     fixes = {}
-    for case in (case_the_decisive_step_is_kept, case_what_the_retry_changed, case_each_error_of_a_chain):
+    for case in (case_the_decisive_step_is_kept, case_what_the_retry_changed, case_each_error_of_a_chain,
+                 case_a_look_at_the_code_without_the_changes_is_no_fix, case_work_in_another_folder_is_not_the_fix):
         session, _ = build(case)
         projects = tmp_path / case.__name__
         session.write(projects)
@@ -240,3 +263,9 @@ def test_what_each_case_learns_looks_right(tmp_path):
     assert len(lint) == 2 and all(f["edits"] for f in lint)
     # the chain's first error keeps both edits, the second only its own
     assert sorted(len(f["edits"]) for f in lint) == [1, 2]
+    # neither the stash, nor the look again, nor work in another folder is
+    # a step; another commit message is no change
+    store = next(f for h, (f, _) in fixes.items() if "got 1, want 2" in h)
+    assert "commands" not in store and len(store["edits"]) == 1
+    repo = fixes["fatal: not a git repository (or any of the parent directories): .git"][0]
+    assert repo["commands"] == ["cd ~/work/blog && git init"] and "changed" not in repo

@@ -221,6 +221,10 @@ impl Step {
     }
 }
 
+/// Options whose value is a message (a commit's, a pull request's): what
+/// a command says, not how it runs.
+const MESSAGE_OPTIONS: &[&str] = &["-m", "--message", "--title", "--body", "--subject", "--description", "--notes"];
+
 /// Commands that are never a fix's step, even though they are not looks.
 const TRIVIAL_STEPS: &[&str] = &["cd", "sleep", "clear", "true", "exit", "export", "wait"];
 
@@ -301,6 +305,18 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
                 return (e.subject.is_some() && e.subject == s.subject).then_some(Relation::SameOperation);
             }
             let ec = e.command()?;
+            // an operation acts on the files of the folder it runs in: a
+            // retry in a folder that neither holds nor lies in the failed
+            // one's (another repository, another package) is another
+            // operation, however alike the commands
+            if let (Some(a), Some(b)) = (
+                command::working_directory(e.line.as_deref()?),
+                command::working_directory(s.line.as_deref()?),
+            ) {
+                if command::folders_apart(&a, &b) {
+                    return None;
+                }
+            }
             // the commands the success proves ran well; and, when its output
             // shows no error, those whose exit status a pipe or a `||` hid
             let mut successes = command::analyse_chain(s.line.as_deref()?);
@@ -460,11 +476,27 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
             for p in sc.prefix.iter().filter(|p| !ec.prefix.contains(p)) {
                 changed.push(p.clone());
             }
-            for o in sc.options.iter().filter(|o| !ec.options.contains(o)) {
-                changed.push(o.clone());
+            // a message is what the command says, not how it runs: another
+            // commit message, title or body is no change (the option itself
+            // added or dropped is), unless the error was about the message:
+            // the tool quoted it back (a commit-msg hook's linter)
+            let name = |o: &str| o.split_once(' ').map_or(o, |(name, _)| name).to_owned();
+            let raw = e.error_raw.as_deref().unwrap_or("");
+            let quoted_back = |o: &str| {
+                o.split_once(' ').is_some_and(|(_, message)| {
+                    message.lines().map(str::trim).any(|l| l.chars().count() >= 12 && raw.contains(l))
+                })
+            };
+            let about_message = ec.options.iter().any(|o| MESSAGE_OPTIONS.contains(&name(o).as_str()) && quoted_back(o));
+            let says = |o: &str| !about_message && MESSAGE_OPTIONS.contains(&name(o).as_str());
+            let has = |options: &[String], o: &str| {
+                options.iter().any(|x| x == o || says(o) && name(x) == name(o))
+            };
+            for o in sc.options.iter().filter(|o| !has(&ec.options, o)) {
+                changed.push(if says(o) { name(o) } else { o.clone() });
             }
-            for o in ec.options.iter().filter(|o| !sc.options.contains(o)) {
-                changed.push(format!("without {o}"));
+            for o in ec.options.iter().filter(|o| !has(&sc.options, o)) {
+                changed.push(format!("without {}", if says(o) { name(o) } else { o.clone() }));
             }
         }
     } else if e.target != s.target && s.target.is_some() && e.tool() == s.tool() {
@@ -480,6 +512,86 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
         changed.push(format!("timeout {timeout} ms"));
     }
     changed
+}
+
+/// Whether `step` runs the failed operation of `error` again, as it was
+/// (no option added): it shows whether the error is still there, and
+/// changes nothing. (`npm run lint -- --fix` adds one: that is a step.)
+fn reruns(error: &Step, step: &Step) -> bool {
+    let (Some(ec), Some(sc)) = (error.command(), step.command()) else {
+        return false;
+    };
+    let same = |a: &Command, b: &Command| a.subject == b.subject && b.options.iter().all(|o| a.options.contains(o));
+    same(&ec, &sc)
+        || command::without_front(&ec).is_some_and(|inner| same(&inner, &sc))
+        || command::without_front(&sc).is_some_and(|inner| same(&ec, &inner))
+}
+
+/// Whether Bash steps `a` and `b` say they ran in folders apart.
+fn in_folder_apart(a: &Step, b: &Step) -> bool {
+    let folder = |s: &Step| {
+        (s.tool() == "Bash")
+            .then(|| s.line.as_deref().and_then(command::working_directory))
+            .flatten()
+    };
+    matches!((folder(a), folder(b)), (Some(x), Some(y)) if command::folders_apart(&x, &y))
+}
+
+/// Whether an error is git's own (its failed command is git's).
+fn is_git(error: &Step) -> bool {
+    error.command().is_some_and(|c| c.program == "git")
+}
+
+/// `git stash` (push, save) sets the work tree's changes aside; `git stash
+/// pop` and `apply` bring them back.
+fn stash_move(command: &Command) -> Option<bool> {
+    match command.subject.as_str() {
+        "git stash" | "git stash push" | "git stash save" => Some(true),
+        "git stash pop" | "git stash apply" => Some(false),
+        _ => None,
+    }
+}
+
+/// Whether the success ran with the work tree's changes set aside: a
+/// `git stash` in between not brought back before it, or one in its own
+/// line.
+fn runs_stashed(between: &[Step], success: &Step) -> bool {
+    let moves = |s: &Step| -> Vec<bool> {
+        if s.is_error || s.tool() != "Bash" {
+            return Vec::new();
+        }
+        s.line
+            .as_deref()
+            .map(|l| command::analyse_all(l).iter().filter_map(stash_move).collect())
+            .unwrap_or_default()
+    };
+    let mut stashed = false;
+    for step in between {
+        for set_aside in moves(step) {
+            stashed = set_aside;
+        }
+    }
+    stashed || moves(success).contains(&true)
+}
+
+/// Whether a step's line sets changes aside or brings them back.
+fn moves_stash(step: &Step) -> bool {
+    step.tool() == "Bash"
+        && step
+            .line
+            .as_deref()
+            .is_some_and(|l| command::analyse_all(l).iter().any(|c| stash_move(c).is_some()))
+}
+
+/// A command line that sets the changes aside and brings them back
+/// (`git stash && go vet ./...; git stash pop`): a look at how things
+/// were, not a change.
+fn stashes_and_restores(step: &Step) -> bool {
+    step.tool() == "Bash"
+        && step.line.as_deref().is_some_and(|l| {
+            let moves: Vec<bool> = command::analyse_all(l).iter().filter_map(stash_move).collect();
+            moves.first() == Some(&true) && moves.last() == Some(&false)
+        })
 }
 
 /// The last `n` of `steps`: a fix's decisive steps come last.
@@ -572,12 +684,18 @@ pub fn resolutions_with(
         if relation == Relation::SameOperation && output.is_some_and(|o| shows_error(o, error)) {
             continue;
         }
-        if !unlearned(error) {
-            continue;
-        }
         // the steps of the fix: the successes after the error that changed
         // something, the last ones when there are many
         let between = &stream[at + 1..current];
+        // a success on a work tree whose changes were set aside shows how
+        // the code was before them, not that the error is fixed (unless the
+        // error was git's own, about those changes)
+        if relation == Relation::SameOperation && !is_git(error) && runs_stashed(between, success) {
+            continue;
+        }
+        if !unlearned(error) {
+            continue;
+        }
         // a subagent's steps stand where its Agent call was
         let delegated: Vec<Step> = between
             .iter()
@@ -593,7 +711,16 @@ pub fn resolutions_with(
                     .collect::<Vec<_>>(),
                 None => vec![s],
             })
-            .filter(|s| s.changes_something())
+            .filter(|s| {
+                s.changes_something()
+                    && !reruns(error, s)
+                    && !stashes_and_restores(s)
+                    // (a non-git error's fix is never a stash: see runs_stashed)
+                    && (is_git(error) || !moves_stash(s))
+                    // work done in a folder apart from the failed one's is
+                    // another's (see `relation`)
+                    && !in_folder_apart(error, s)
+            })
             .collect();
         let commands: Vec<&Step> = changing.iter().copied().filter(|s| s.tool() == "Bash").collect();
         let edits: Vec<&Step> = changing
@@ -1000,6 +1127,87 @@ mod tests {
             "{}",
             found[0].commands
         );
+    }
+
+    #[test]
+    fn running_the_failed_command_again_is_no_step_of_its_fix() {
+        let stream = [
+            error(1, "Bash", "cargo test parser", "thread 'parser::t' panicked at src/parser.rs:9:5"),
+            bash(2, "cargo test parser 2>&1 | tail -40"),
+            edit(3, "/w/src/parser.rs", "a", "b"),
+            bash(4, "cargo test parser"),
+        ];
+        let found = resolutions(&stream, None, |_| true);
+        assert_eq!(found[0].steps, "[3]");
+        // with an option added, it is one (`--fix`, `--write` …)
+        let stream = [
+            error(1, "Bash", "npx eslint src", "src/a.js\n  1:1  error  Missing semicolon  semi"),
+            bash(2, "npx eslint src --fix"),
+            bash(3, "npx eslint src"),
+        ];
+        assert_eq!(resolutions(&stream, None, |_| true)[0].commands, r#"["npx eslint src --fix"]"#);
+    }
+
+    #[test]
+    fn a_success_with_the_changes_set_aside_fixed_nothing() {
+        let failed = || error(1, "Bash", "go test ./store", "--- FAIL: TestSave\n    store_test.go:12: got 1, want 2");
+        let stream = [failed(), bash(2, "git stash"), bash(3, "go test ./store")];
+        assert!(resolutions(&stream, None, |_| true).is_empty());
+        let stream = [failed(), bash(2, "git stash && go test ./store")];
+        assert!(resolutions(&stream, None, |_| true).is_empty());
+        // stashed and brought back: a look; the edit after it is the fix
+        let stream = [
+            failed(),
+            bash(2, "git stash && go test ./store; git stash pop"),
+            edit(3, "/w/store/save.go", "n", "n + 1"),
+            bash(4, "go test ./store"),
+        ];
+        assert_eq!(resolutions(&stream, None, |_| true)[0].steps, "[3]");
+        // git's own complaint about the changes: stashing them is its fix
+        let stream = [
+            error(1, "Bash", "git pull", "error: Your local changes to the following files would be overwritten by merge:"),
+            bash(2, "git stash"),
+            bash(3, "git pull"),
+        ];
+        assert_eq!(resolutions(&stream, None, |_| true)[0].commands, r#"["git stash"]"#);
+    }
+
+    #[test]
+    fn a_retry_in_another_folder_is_another_operation() {
+        let failed = || {
+            error(1, "Bash", "cd /srv/blog && git add a.md && git commit -m 'add a'",
+                  "fatal: not a git repository (or any of the parent directories): .git")
+        };
+        let stream = [failed(), bash(2, "cd /srv/shop && git add a.md && git commit -m 'add a'")];
+        assert!(resolutions(&stream, None, |_| true).is_empty());
+        // a folder inside it is the same place, further in; what was done
+        // in another folder meanwhile is not its fix
+        let stream = [
+            failed(),
+            bash(2, "cd /srv/shop && npm install"),
+            bash(3, "cd /srv/blog && git init"),
+            bash(4, "cd /srv/blog/site && git add a.md && git commit -m 'add a'"),
+        ];
+        assert_eq!(resolutions(&stream, None, |_| true)[0].commands, r#"["cd /srv/blog && git init"]"#);
+    }
+
+    #[test]
+    fn another_message_is_no_change() {
+        let failed = || error(1, "Bash", "git commit -m 'first try'", "✖ subject may not be empty [subject-empty]");
+        let found = resolutions(&[failed(), bash(2, "git commit -m 'feat: second try'")], None, |_| true);
+        assert!(found[0].weak, "{:?}", found[0].changed);
+        let found = resolutions(&[failed(), bash(2, "git commit -m 'feat: x' --no-gpg-sign")], None, |_| true);
+        assert_eq!(found[0].changed, r#"["--no-gpg-sign"]"#);
+        // unless the error was about the message: the tool quoted it back
+        let quoted = error(1, "Bash", "git commit -m 'feat: add the export button to the toolbar'",
+                           "input: feat: add the export button to the toolbar\n✖ subject must be lower-case [subject-case]");
+        let found = resolutions(&[quoted, bash(2, "git commit -m 'feat: add an export button'")], None, |_| true);
+        assert!(!found[0].weak);
+        let stream = [
+            error(1, "Bash", "gh pr create --title t --body \"$(cat notes.md)\"", "GraphQL: Body is too long (createPullRequest)"),
+            bash(2, "gh pr create --title t --body-file notes.md"),
+        ];
+        assert_eq!(resolutions(&stream, None, |_| true)[0].changed, r#"["--body-file","without --body"]"#);
     }
 
     #[test]

@@ -62,6 +62,63 @@ pub fn analyse_chain(line: &str) -> Vec<Command> {
     }
 }
 
+/// Every command a line runs, whatever joins them (`;`, `&&`, `||`, the
+/// work of each pipeline), setup and chatter included, in order.
+pub fn analyse_all(line: &str) -> Vec<Command> {
+    let lexed = lex(line);
+    let mut out = Vec::new();
+    let mut pipeline: Vec<Vec<String>> = Vec::new();
+    for (words, joint) in lexed {
+        pipeline.push(words);
+        if joint != Joint::Pipe {
+            out.extend(main_of_pipeline(std::mem::take(&mut pipeline)).and_then(|w| read_command(&w)));
+        }
+    }
+    out.extend(main_of_pipeline(pipeline).and_then(|w| read_command(&w)));
+    out
+}
+
+/// The folder a line's main command runs in, when the line says it: the
+/// target of the last `cd` (or `pushd`) before that command, as written.
+pub fn working_directory(line: &str) -> Option<String> {
+    let (mut folder, mut at_main) = (None, None);
+    for command in analyse_all(line) {
+        if matches!(command.program.as_str(), "cd" | "pushd" | "Set-Location" | "sl") {
+            folder = command.arguments.first().cloned();
+        } else if !TRIVIAL.contains(&command.program.as_str()) {
+            at_main = Some(folder.clone());
+        }
+    }
+    at_main.unwrap_or(folder)
+}
+
+/// Whether folders `a` and `b` (as `cd` names them) are known to be
+/// apart: both absolute, and neither is, nor holds, the other. Relative
+/// folders are relative to a folder the line does not say: never apart.
+pub fn folders_apart(a: &str, b: &str) -> bool {
+    fn parts(folder: &str) -> Option<Vec<String>> {
+        let folder = folder.replace('\\', "/");
+        let absolute = folder.starts_with('/')
+            || folder.starts_with('~')
+            || folder.as_bytes().get(1) == Some(&b':') && folder.as_bytes()[0].is_ascii_alphabetic();
+        absolute.then(|| {
+            folder
+                .split('/')
+                .filter(|p| !p.is_empty() && *p != ".")
+                // (a drive letter is spelt `D:` or, in Git Bash, `/d`)
+                .map(|p| p.trim_end_matches(':').to_ascii_lowercase())
+                .collect()
+        })
+    }
+    match (parts(a), parts(b)) {
+        (Some(a), Some(b)) => {
+            let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            common < a.len().min(b.len())
+        }
+        _ => false,
+    }
+}
+
 /// Programs and subjects that check or test, whose arguments choose what
 /// is checked: a run of fewer files than failed does not show the failure
 /// fixed (`pytest` failed, `pytest tests/a.py` passed).
@@ -1633,6 +1690,23 @@ mod tests {
         assert_eq!(subject("(cd api && go test ./...)"), "go test");
         assert_eq!(subject("cat input.json | python3 process.py"), "python process.py");
         assert_eq!(subject("just test"), "just test");
+    }
+
+    #[test]
+    fn the_folder_a_command_runs_in() {
+        assert_eq!(working_directory("cd ~/code/a && git commit -m x").as_deref(), Some("~/code/a"));
+        assert_eq!(working_directory("cd /srv/app; make; cd /tmp").as_deref(), Some("/srv/app"));
+        assert_eq!(working_directory("make test"), None);
+        // siblings are apart; a folder and one inside it are not; relative ones never
+        assert!(folders_apart("~/code/shop", "~/code/blog"));
+        assert!(!folders_apart("~/code/shop", "~/code/shop/api/"));
+        assert!(!folders_apart("D:\\work\\shop", "/d/work/shop"));
+        assert!(!folders_apart("api", "/srv/blog"));
+        let all: Vec<String> = analyse_all("git stash && go test ./... ; git stash pop")
+            .into_iter()
+            .map(|c| c.subject)
+            .collect();
+        assert_eq!(all, ["git stash", "go test", "git stash pop"]);
     }
 
     #[test]
