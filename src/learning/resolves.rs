@@ -50,6 +50,8 @@ use crate::sql_api::ffi::{Statement, Value};
 use crate::sql_api::table_function::{text, TableFunction};
 use crate::text::command::{self, Command};
 
+/// How much of a command line the hooks store, in characters.
+const LINE_CHARS: usize = 200;
 /// The steps of a stream that a fix is looked for in.
 const WINDOW: i64 = 50;
 /// How far (in the agent's steps) a success may come after the error it
@@ -201,10 +203,21 @@ impl Step {
 
     fn command(&self) -> Option<Command> {
         if self.tool() == "Bash" {
-            command::analyse(self.line.as_deref()?)
+            command::analyse(self.line()?)
         } else {
             None
         }
+    }
+
+    /// The command line as it is read: a line stored cut (at LINE_CHARS,
+    /// the hooks' limit) ends in a partial word, which is not a word of it
+    /// (`--no-verify` cut to `--no-` is no option).
+    fn line(&self) -> Option<&str> {
+        let line = self.line.as_deref()?;
+        if line.chars().count() < LINE_CHARS {
+            return Some(line);
+        }
+        Some(line.trim_end_matches(|c: char| !c.is_whitespace()).trim_end())
     }
 
     /// A success that changed something (not a look around).
@@ -213,10 +226,14 @@ impl Step {
             return false;
         }
         match self.tool() {
-            "Bash" => self
-                .command()
-                .is_some_and(|c| !c.inspection && !TRIVIAL_STEPS.contains(&c.program.as_str())),
-            t => FILE_WRITERS.contains(&t),
+            "Bash" => self.command().is_some_and(|c| {
+                !c.inspection
+                    && !TRIVIAL_STEPS.contains(&c.program.as_str())
+                    && !command::only_checks(&c)
+                    && !command::works_in_temp(&c)
+            }),
+            // (a file written in a temporary folder is a scratch file)
+            t => FILE_WRITERS.contains(&t) && !self.file.as_deref().is_some_and(command::is_temp_path),
         }
     }
 }
@@ -310,8 +327,8 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
             // one's (another repository, another package) is another
             // operation, however alike the commands
             if let (Some(a), Some(b)) = (
-                command::working_directory(e.line.as_deref()?),
-                command::working_directory(s.line.as_deref()?),
+                command::working_directory(e.line()?),
+                command::working_directory(s.line()?),
             ) {
                 if command::folders_apart(&a, &b) {
                     return None;
@@ -319,18 +336,19 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
             }
             // the commands the success proves ran well; and, when its output
             // shows no error, those whose exit status a pipe or a `||` hid
-            let mut successes = command::analyse_chain(s.line.as_deref()?);
+            let mut successes = command::analyse_chain(s.line()?);
             if output.is_some_and(|o| !o.trim().is_empty() && !crate::text::signature::signature(o).identified) {
-                successes.extend(command::analyse_shown(s.line.as_deref()?));
+                successes.extend(command::analyse_shown(s.line()?));
             }
             // what the error named of the failed command's arguments: a retry
             // may leave those out (`git add a b dist` failed on the ignored
-            // `dist`; `git add a b` is its retry)
+            // `dist`; `git add a b` is its retry). A name is one word: inline
+            // code (`node -e '…'`) that the error quotes back is not one.
             let raw = e.error_raw.as_deref().unwrap_or("");
             let unnamed: Vec<String> = ec
                 .arguments
                 .iter()
-                .filter(|a| a.len() < 3 || !raw.contains(a.as_str()))
+                .filter(|a| a.len() < 3 || a.contains(char::is_whitespace) || !raw.contains(a.as_str()))
                 .cloned()
                 .collect();
             // the same operation: any command the success ran (each of a
@@ -341,19 +359,29 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
                     // `pytest --markers` is not a run of the tests
                     && (failed.inspection || !ran.inspection)
                     && if failed.inspection {
-                        ran.arguments == failed.arguments
+                        // (`pytest --markers` is not the look `--collect-only` is)
+                        ran.arguments == failed.arguments && command::looks(ran) == command::looks(failed)
                     } else {
                         covers(&ran.arguments, &failed.arguments, checker)
                             || !checker
                                 && unnamed.len() < failed.arguments.len()
                                 && !ran.arguments.is_empty()
+                                // (it leaves out what was named, and adds nothing)
+                                && ran.arguments.iter().all(|a| failed.arguments.contains(a))
                                 && covers(&ran.arguments, &unnamed, checker)
                     }
             };
             let unwrapped = command::without_front(&ec);
+            // (a line cut short in `--no-verify` skipped the checks too)
+            let cut_short = s.line.as_deref().is_some_and(|l| {
+                l.chars().count() >= LINE_CHARS
+                    && l.split_whitespace().last().is_some_and(|w| w.len() >= 5 && "--no-verify".starts_with(w))
+            });
             for sc in &successes {
                 // skipping the checks (`git commit --no-verify`) fixes nothing
-                if sc.options.iter().any(|o| o == "--no-verify") && !ec.options.iter().any(|o| o == "--no-verify") {
+                if (cut_short || sc.options.iter().any(|o| o == "--no-verify"))
+                    && !ec.options.iter().any(|o| o == "--no-verify")
+                {
                     continue;
                 }
                 if same(&ec, sc)
@@ -380,7 +408,7 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
         (e, s) if FILE_WRITERS.contains(&e) && FILE_WRITERS.contains(&s) => {
             same_file.then_some(Relation::SameOperation)
         }
-        ("Grep" | "Glob", "Bash") => command::analyse_chain(s.line.as_deref()?)
+        ("Grep" | "Glob", "Bash") => command::analyse_chain(s.line()?)
             .iter()
             .any(|sc| SHELL_SEARCHES.iter().any(|p| sc.program == *p || sc.subject == *p))
             .then_some(Relation::Substitute),
@@ -400,11 +428,11 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
             let folder = raw.contains("EISDIR");
             let too_large = raw.contains("exceeds maximum allowed tokens");
             let related = match (s.tool(), folder, too_large) {
-                ("Bash", true, _) => command::analyse_chain(s.line.as_deref()?)
+                ("Bash", true, _) => command::analyse_chain(s.line()?)
                     .iter()
                     .any(|c| LISTINGS.contains(&c.program.as_str()) && c.arguments.iter().any(|a| names_it(a))),
                 // (a program that reads it: not `wc -l` or `ls -l` of it)
-                ("Bash", _, true) => command::analyse_chain(s.line.as_deref()?)
+                ("Bash", _, true) => command::analyse_chain(s.line()?)
                     .iter()
                     .any(|c| !COUNTS.contains(&c.program.as_str()) && c.arguments.iter().any(|a| names_it(a))),
                 ("Glob" | "LS", true, _) => {
@@ -452,7 +480,7 @@ fn relative_in(text: &str, project: Option<&str>) -> String {
 fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
     let mut changed = Vec::new();
     let tail = |word: &str| word.rsplit(['/', '\\']).next().unwrap_or(word).to_owned();
-    if let (Some(ec), Some(line)) = (e.command(), s.line.as_deref().filter(|_| s.tool() == "Bash")) {
+    if let (Some(ec), Some(line)) = (e.command(), s.line().filter(|_| s.tool() == "Bash")) {
         let successes = command::analyse_chain(line);
         let front_dropped = command::without_front(&ec);
         // the command of the success that is the retry, and the failed one as compared
@@ -505,10 +533,14 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
     if s.sandbox_off && !e.sandbox_off {
         changed.push("dangerouslyDisableSandbox".to_owned());
     }
-    if s.background && !e.background {
+    // more time (or the background) is a change for an error that ran out
+    // of it; for any other it only let the retry run
+    let raw = e.error_raw.as_deref().unwrap_or("").to_ascii_lowercase();
+    let out_of_time = ["timed out", "timeout", "time limit", "deadline exceeded"].iter().any(|w| raw.contains(w));
+    if out_of_time && s.background && !e.background {
         changed.push("run_in_background".to_owned());
     }
-    if let Some(timeout) = s.timeout.filter(|t| e.timeout.is_none_or(|before| *t > before)) {
+    if let Some(timeout) = s.timeout.filter(|t| out_of_time && e.timeout.is_none_or(|before| *t > before)) {
         changed.push(format!("timeout {timeout} ms"));
     }
     changed
@@ -527,11 +559,52 @@ fn reruns(error: &Step, step: &Step) -> bool {
         || command::without_front(&sc).is_some_and(|inner| same(&ec, &inner))
 }
 
+/// Errors about this code's own logic, whose fix is this code's too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OwnLogic {
+    /// A test's expectation not met: what the code gave is not what the
+    /// test expected. The edits that meet it are this code's (or this
+    /// test's); a command in between (an install, a cleanup) may be more.
+    Expectation,
+    /// A merge conflict: two versions of this code's content. Resolving it
+    /// is a choice between them; git's own steps around it (add, continue)
+    /// are what its message says to do.
+    Conflict,
+}
+
+/// Whether `error` is about this code's own logic (see OwnLogic), from
+/// what its output says.
+fn own_logic(error: &Step) -> Option<OwnLogic> {
+    let raw = error.error_raw.as_deref().unwrap_or("");
+    let headline = error.headline.as_deref().unwrap_or("");
+    const CONFLICT: &[&str] = &["CONFLICT (", "Merge conflict in ", "Resolve all conflicts manually", "fix conflicts and run"];
+    const EXPECTATION: &[&str] = &[
+        "AssertionError",
+        "AssertionFailedError",
+        "ComparisonFailure",
+        "assertion failed",
+        "assertion `left == right` failed",
+        "assertion `left != right` failed",
+        "expect(received)",
+        "Failure/Error: expect",
+    ];
+    if CONFLICT.iter().any(|c| raw.contains(c)) {
+        Some(OwnLogic::Conflict)
+    } else if EXPECTATION.iter().any(|x| headline.contains(x) || raw.contains(x))
+        // a Go test's own message (`x_test.go:12: got 1, want 2`) under `--- FAIL:`
+        || raw.contains("--- FAIL: ") && headline.contains("_test.go:")
+    {
+        Some(OwnLogic::Expectation)
+    } else {
+        None
+    }
+}
+
 /// Whether Bash steps `a` and `b` say they ran in folders apart.
 fn in_folder_apart(a: &Step, b: &Step) -> bool {
     let folder = |s: &Step| {
         (s.tool() == "Bash")
-            .then(|| s.line.as_deref().and_then(command::working_directory))
+            .then(|| s.line().and_then(command::working_directory))
             .flatten()
     };
     matches!((folder(a), folder(b)), (Some(x), Some(y)) if command::folders_apart(&x, &y))
@@ -560,8 +633,7 @@ fn runs_stashed(between: &[Step], success: &Step) -> bool {
         if s.is_error || s.tool() != "Bash" {
             return Vec::new();
         }
-        s.line
-            .as_deref()
+        s.line()
             .map(|l| command::analyse_all(l).iter().filter_map(stash_move).collect())
             .unwrap_or_default()
     };
@@ -578,8 +650,7 @@ fn runs_stashed(between: &[Step], success: &Step) -> bool {
 fn moves_stash(step: &Step) -> bool {
     step.tool() == "Bash"
         && step
-            .line
-            .as_deref()
+            .line()
             .is_some_and(|l| command::analyse_all(l).iter().any(|c| stash_move(c).is_some()))
 }
 
@@ -588,7 +659,7 @@ fn moves_stash(step: &Step) -> bool {
 /// were, not a change.
 fn stashes_and_restores(step: &Step) -> bool {
     step.tool() == "Bash"
-        && step.line.as_deref().is_some_and(|l| {
+        && step.line().is_some_and(|l| {
             let moves: Vec<bool> = command::analyse_all(l).iter().filter_map(stash_move).collect();
             moves.first() == Some(&true) && moves.last() == Some(&false)
         })
@@ -743,7 +814,18 @@ pub fn resolutions_with(
         } else {
             Vec::new()
         };
-        let weak = relation == Relation::SameOperation && changing.is_empty() && changed.is_empty();
+        // a fix of this code's own logic (a test's expectation met, a
+        // conflict resolved) by edits alone tells another agent nothing
+        // (git's own steps: `git add`, and the `--continue` its message asks for)
+        let own = match own_logic(error) {
+            Some(OwnLogic::Expectation) => commands.is_empty() && changed.is_empty(),
+            Some(OwnLogic::Conflict) => {
+                commands.iter().all(|c| c.command().is_some_and(|c| c.program == "git"))
+                    && changed.iter().all(|c| c == "--continue")
+            }
+            None => false,
+        };
+        let weak = relation == Relation::SameOperation && (changing.is_empty() && changed.is_empty() || own);
         let tools: Vec<&str> = between
             .iter()
             .chain(std::iter::once(success))
@@ -1208,6 +1290,64 @@ mod tests {
             bash(2, "gh pr create --title t --body-file notes.md"),
         ];
         assert_eq!(resolutions(&stream, None, |_| true)[0].changed, r#"["--body-file","without --body"]"#);
+    }
+
+    #[test]
+    fn a_fix_of_this_codes_own_logic_by_edits_alone_is_not_advised() {
+        // a test's expectation met by editing the code or the test
+        let mut failed = error(1, "Bash", "pytest tests/test_price.py",
+                               "E       assert 10.5 == 10.0\nFAILED tests/test_price.py::test_total - assert 10.5 == 10.0");
+        failed.headline = Some("AssertionError: assert 10.5 == 10.0".into());
+        let stream = [failed.clone(), edit(2, "/w/price.py", "round(x, 1)", "round(x)"), bash(3, "pytest tests/test_price.py")];
+        assert!(resolutions(&stream, None, |_| true)[0].weak);
+        // an install in between may be more than this code's logic
+        let stream = [failed, bash(2, "pip install freezegun"), bash(3, "pytest tests/test_price.py")];
+        assert!(!resolutions(&stream, None, |_| true)[0].weak);
+        // a conflict resolved by hand, then git's own steps
+        let conflict = error(1, "Bash", "git rebase origin/main",
+                             "CONFLICT (content): Merge conflict in src/cart.ts\nerror: could not apply 3f2a1b9... cart");
+        let stream = [
+            conflict,
+            edit(2, "/w/src/cart.ts", "<<<<<<< HEAD", ""),
+            bash(3, "git add src/cart.ts"),
+            bash(4, "git rebase --continue"),
+        ];
+        let found = resolutions(&stream, None, |_| true);
+        assert!(found.is_empty() || found[0].weak, "{found:?}");
+        // an error that is not about the code's own logic keeps its edit
+        let mut missing = error(1, "Bash", "python3 app.py", "ModuleNotFoundError: No module named 'yml'");
+        missing.headline = Some("ModuleNotFoundError: No module named 'yml'".into());
+        let stream = [missing, edit(2, "/w/app.py", "import yml", "import yaml"), bash(3, "python3 app.py")];
+        assert!(!resolutions(&stream, None, |_| true)[0].weak);
+    }
+
+    #[test]
+    fn a_retry_may_leave_out_what_the_error_named_and_nothing_else() {
+        let failed = || error(1, "Bash", "git add src/a.ts dist/app.js",
+                              "The following paths are ignored by one of your .gitignore files:\ndist/app.js");
+        assert_eq!(resolutions(&[failed(), bash(2, "git add src/a.ts")], None, |_| true).len(), 1);
+        // but one that puts another target in its place is another operation
+        assert!(resolutions(&[failed(), bash(2, "git add src/a.ts docs/b.md")], None, |_| true).is_empty());
+        let stream = [
+            error(1, "Bash", "git push origin main", "remote: error: GH013: Repository rule violations found for refs/heads/main."),
+            bash(2, "git push -u origin fix-readme"),
+        ];
+        assert!(resolutions(&stream, None, |_| true).is_empty());
+        // inline code the error quoted back is named; other code is no retry of it
+        let stream = [
+            error(1, "Bash", "node -e 'run(/a/q); done()'", "[eval]:1\nrun(/a/q); done()\nSyntaxError: Invalid regular expression flags"),
+            bash(2, "node -e 'report()'"),
+        ];
+        assert!(resolutions(&stream, None, |_| true).is_empty());
+    }
+
+    #[test]
+    fn one_look_does_not_resolve_another() {
+        let stream = [
+            error(1, "Bash", "uv run pytest --collect-only -m unit", "collected 0 items / no tests ran"),
+            bash(2, "uv run pytest --markers"),
+        ];
+        assert!(resolutions(&stream, None, |_| true).is_empty());
     }
 
     #[test]
