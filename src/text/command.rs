@@ -276,7 +276,7 @@ pub fn without_front(command: &Command) -> Option<Command> {
 }
 
 /// A program errkb knows the operations of.
-fn is_known(program: &str) -> bool {
+pub fn is_known(program: &str) -> bool {
     WITH_SUBCOMMANDS.iter().any(|(p, _)| *p == program)
         || INTERPRETERS.contains(&program)
         || VALUE_OPTIONS.iter().any(|(p, _)| *p == program)
