@@ -230,11 +230,29 @@ impl Step {
                 !c.inspection
                     && !TRIVIAL_STEPS.contains(&c.program.as_str())
                     && !command::only_checks(&c)
-                    && !command::works_in_temp(&c)
+                    && !(command::works_in_temp(&c) && !self.project_in_temp())
             }),
-            // (a file written in a temporary folder is a scratch file)
-            t => FILE_WRITERS.contains(&t) && !self.file.as_deref().is_some_and(command::is_temp_path),
+            // (a file written in a temporary folder is a scratch file,
+            // unless it is the project's)
+            t => FILE_WRITERS.contains(&t) && !self.file.as_deref().is_some_and(|f| self.is_scratch(f)),
         }
+    }
+
+    /// Whether the project folder itself lies in a temporary folder: then
+    /// work there is the project's, not a probe's.
+    fn project_in_temp(&self) -> bool {
+        self.project.as_deref().is_some_and(command::is_temp_path)
+    }
+
+    /// Whether `path` is a scratch file: in a temporary folder, and not in
+    /// the project.
+    fn is_scratch(&self, path: &str) -> bool {
+        command::is_temp_path(path)
+            && !self
+                .project
+                .as_deref()
+                .filter(|p| p.len() > 1)
+                .is_some_and(|p| path.strip_prefix(p).is_some_and(|rest| rest.starts_with('/')))
     }
 }
 
@@ -1105,6 +1123,29 @@ mod tests {
         assert_eq!(r.file.as_deref(), Some("app.py"));
         assert_eq!(r.steps, "[4,5]");
         assert!(!r.weak);
+    }
+
+    #[test]
+    fn a_project_in_a_temporary_folder_is_no_scratch_work() {
+        let in_tmp = |mut s: Step| {
+            s.project = Some("/tmp/t1/project".into());
+            s
+        };
+        let stream = [
+            in_tmp(error(1, "Bash", "python3 report.py", "TypeError: can only concatenate str (not \"int\") to str")),
+            in_tmp(edit(2, "/tmp/t1/project/report.py", "'total: ' + total", "'total: ' + str(total)")),
+            in_tmp(tool(3, "Write", "/tmp/probe.py")),
+            in_tmp(bash(4, "python3 report.py")),
+        ];
+        let found = resolutions(&stream, None, |_| true);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            found[0].edits,
+            r#"[{"file":"report.py","before":"'total: ' + total","after":"'total: ' + str(total)"}]"#
+        );
+        // a file in a temporary folder outside the project is still scratch
+        assert_eq!(found[0].writes, "[]");
+        assert!(!found[0].weak);
     }
 
     #[test]
