@@ -899,6 +899,15 @@ fn judge(line: &str) -> Option<Candidate> {
     if let Some(c) = TEST_FAIL.captures(trimmed) {
         return found(6, c[1].to_string());
     }
+    if let Some(test) = line.strip_prefix(BUN_FAIL) {
+        // the failed test's name, without its time
+        let test = test.trim_end();
+        let test = match test.rfind(" [") {
+            Some(cut) if test.ends_with("ms]") || test.ends_with("s]") => &test[..cut],
+            _ => test,
+        };
+        return found(6, format!("(fail) {test}"));
+    }
     if let Some(c) = PROGRAM_MESSAGE.captures(trimmed) {
         // `prog: message`; a message in another language still has the shape.
         return found(if says_something_failed(&c[2]) { 5 } else { 2 }, trimmed.to_string());
@@ -989,8 +998,14 @@ fn is_boilerplate(trimmed: &str) -> bool {
 /// line after the loader's frames.
 fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
     let mut best: Option<(Candidate, usize)> = None;
+    // bun's test runner prints what its passing tests log among its
+    // failures: an `error: …` a test caught is not what failed
+    let bun_test = lines.iter().any(|l| l.starts_with(BUN_FAIL));
     for (at, line) in lines.iter().enumerate() {
         let Some(mut candidate) = judge(line) else { continue };
+        if bun_test && line.starts_with("error: ") && !bun_fails_after(&lines[at + 1..]) {
+            candidate.rank = candidate.rank.min(2);
+        }
         // a miette diagnostic's category is the header's last word
         if candidate.rank == 8 && candidate.text.starts_with("× ") {
             let category = lines[at.saturating_sub(3)..at]
@@ -1035,6 +1050,26 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
         }
     }
     best.map(|(c, at)| (c.text, at, c.rank))
+}
+
+/// How bun's test runner marks a failed test: `(fail) suite > test [0.60ms]`.
+const BUN_FAIL: &str = "(fail) ";
+
+/// Whether the lines after a bun test output's `error: …` line end in a
+/// failed test's mark before another error, another test file's header or
+/// a cut in the output: then the error is that test's failure, else one a
+/// passing test logged.
+fn bun_fails_after(lines: &[&str]) -> bool {
+    for line in lines {
+        if line.starts_with(BUN_FAIL) {
+            return true;
+        }
+        let test_file = line.ends_with(':') && [".test.", ".spec.", "_test.", "_spec."].iter().any(|t| line.contains(t));
+        if line.starts_with("error: ") || line.starts_with("(pass) ") || test_file || line.contains(" characters truncated] ") {
+            return false;
+        }
+    }
+    false
 }
 
 /// errno names, as an error states them.
@@ -1548,6 +1583,25 @@ mod v3_tests {
                       3:1  error  Missing semicolon  semi\n";
         assert_eq!(signature(eslint).headline, "eslint semi: Missing semicolon");
         assert_eq!(signature(eslint).identifier(IdKind::Code), Some("semi"));
+    }
+
+    #[test]
+    fn an_error_a_passing_bun_test_logged_is_not_what_failed() {
+        let logged = "$ bun test src/\nbun test v1.3.5 (1e86cebd)\n\nsrc/a/limiter.test.ts:\n\
+                      [ConcurrencyLimiter] Task 2 failed: 89 | throw new Error(\"Item 3 failed\");\n\
+                      error: Item 3 failed\n      at <anonymous> (/w/src/a/limiter.test.ts:89:16)\n\n\
+                      src/b/prompt.test.ts:\n";
+        let failed = "error: expect(received).toContain(expected)\n\nExpected to contain: \"x\"\n\
+                      Received: \"y\"\n\n      at <anonymous> (/w/src/b/prompt.test.ts:726:34)\n\
+                      (fail) prompt > routing > prefers generic updates [0.60ms]\n\n 12 pass\n 1 fail\n\
+                      Ran 13 tests across 2 files. [1026.00ms]\nerror: script \"test\" exited with code 1";
+        let whole = signature(&format!("Exit code 1\n{logged}{failed}"));
+        assert_eq!(whole.headline, "error: expect(received).toContain(expected)");
+        // the failed test's own error cut out of the output: its name
+        let cut = signature(&format!("Exit code 1\n{logged}\n... [19420 characters truncated] ...\n\n{}",
+                                     &failed[failed.find("      at").unwrap()..]));
+        assert_eq!(cut.headline, "(fail) prompt > routing > prefers generic updates");
+        assert!(cut.identified);
     }
 
     #[test]
