@@ -44,6 +44,13 @@ RUNNER = ROOT / "dist" / "errkb"
 SESSIONS = ROOT / "tests" / "fixtures" / "real_sessions"
 
 
+def held_out():
+    """The sources held out from rule-writing (their advice is reported in
+    aggregate only, never in detail)."""
+    text = (SESSIONS / "held_out.txt").read_text()
+    return {line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")}
+
+
 def labels():
     out = {}
     for path in sorted((SESSIONS / "labels").glob("*.jsonl")):
@@ -223,19 +230,30 @@ def report(results):
     lines.append("| **all** | " + " | ".join(f"**{total[k]}**" for k in
                                                ["failures", "spoke", "right", "partly", "wrong", "silent_known",
                                                 "unjudged"]) + " |")
-    judged = total["right"] + total["partly"] + total["wrong"]
-    known = total["silent_known"] + total["right"] + total["partly"]
-    lines += ["",
-              f"- When errkb spoke (judged): right {pct(total['right'], judged)}, partly "
-              f"{pct(total['partly'], judged)}, wrong {pct(total['wrong'], judged)} of {judged}.",
-              f"- Silent although the same problem had a useful fix before: {total['silent_known']} of the "
-              f"{known} failures whose problem had one ({pct(total['silent_known'], known)})."]
+    lines.append("")
+    out = held_out()
+    parts = [("all sources", results.keys()),
+             ("sources the rules are written on", [s for s in results if s not in out]),
+             ("sources held out from rule-writing", [s for s in results if s in out])]
+    for name, sources in parts:
+        part = Counter(v for source in sources for _, v in results[source])
+        judged = part["right"] + part["partly"] + part["wrong"]
+        known = part["silent_known"] + part["right"] + part["partly"]
+        lines += [f"- {name.capitalize()}: when errkb spoke (judged), right {pct(part['right'], judged)}, partly "
+                  f"{pct(part['partly'], judged)}, wrong {pct(part['wrong'], judged)} of {judged}; silent although "
+                  f"the same problem had a useful fix before: {part['silent_known']} of the {known} failures whose "
+                  f"problem had one ({pct(part['silent_known'], known)})."]
     return "\n".join(lines)
 
 
 def details(results):
+    """Every wrong or partly right advice and every silence with knowledge,
+    of the sources the rules are written on only: the held-out ones are
+    measured, never read."""
     out = []
     for source, verdicts in results.items():
+        if source in held_out():
+            continue
         for o, v in verdicts:
             if v in ("wrong", "partly", "silent_known"):
                 out.append(f"{v.upper()}: {source} {o['error']} ({o['label'].get('problem')}): "
@@ -257,7 +275,8 @@ def write_section(path, text):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--write", type=Path, help="also write the report into this Markdown file's replay section")
-    ap.add_argument("--details", action="store_true", help="print every wrong or partly right advice, every miss")
+    ap.add_argument("--details", action="store_true", help="print every wrong or partly right advice, every miss (of the sources the rules are "
+                         "written on)")
     ap.add_argument("--sources", help="comma-separated source folders (default: all)")
     args = ap.parse_args()
     sources = args.sources.split(",") if args.sources else sorted(

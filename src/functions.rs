@@ -304,7 +304,7 @@ fn error_identified(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> R
 }
 
 fn error_excerpt(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
-    text_to_text(ctx, args, |text| signature::excerpt(text).to_owned())
+    text_to_text(ctx, args, |text| signature::excerpt(text).into_owned())
 }
 
 fn error_headline(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {

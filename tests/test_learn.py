@@ -1,5 +1,6 @@
 """errkb learn: Claude Code transcripts in the real format (built with
 scripts/transcript_corpus.py), imported into a real database."""
+import datetime
 import json
 import sys
 
@@ -190,3 +191,35 @@ def test_secrets_in_transcripts_are_never_stored(tmp_path, projects):
 def test_a_missing_path_is_a_clear_error(tmp_path):
     proc = runner("--db", str(tmp_path / "kb.db"), "learn", str(tmp_path / "nowhere"), env={"HOME": str(tmp_path)})
     assert proc.returncode != 0 and "nowhere" in proc.stderr
+
+
+REPORT_ERROR = ("/home/dev/shop/scripts/report.js:3\n  total(,\n        ^\n\nSyntaxError: Unexpected token ','\n"
+                "    at internalCompileFunction (node:internal/vm:76:18)\n\nNode.js v20.11.0")
+THROUGH_NPM = (f"Exit code 1\n\n> shop@1.0.0 report\n> node scripts/report.js\n\n{REPORT_ERROR}\n"
+               "npm error Lifecycle script `report` failed with error:\nnpm error code 1\n"
+               "npm error path /home/dev/shop\nnpm error command failed\nnpm error command sh -c node scripts/report.js")
+
+
+def test_one_edit_fixing_one_error_through_npm_run_or_directly_is_one_fix(tmp_path, projects):
+    """The same node error, met through `npm run report` in one session and
+    by running the script in another, each fixed by the same edit and a
+    rerun: one error, one fix, learned twice in two sessions."""
+    edit = {"file_path": "/home/dev/shop/scripts/report.js", "old_string": "total(,", "new_string": "total(1,"}
+    start = Session().clock
+    for n, (command, error) in enumerate([("npm run report", THROUGH_NPM),
+                                          ("node scripts/report.js", f"Exit code 1\n{REPORT_ERROR}")]):
+        s = Session(session_id=f"{n + 1:08d}-0000-4000-8000-000000000000", start=start + datetime.timedelta(days=n))
+        s.bash(command, error=error)
+        s.call("Edit", edit, "The file has been updated.")
+        s.bash(command, "report written")
+        s.write(projects)
+    out = learn(tmp_path, projects)
+    assert "2 fixes learned" in out, out
+    assert rows(tmp_path, "SELECT count(*) FROM error_kb") == [(1,)]
+    [(uid, resolution, learned, sessions)] = rows(
+        tmp_path, "SELECT f.uid, f.resolution, c.learned, c.sessions FROM fixes AS f "
+                  "JOIN fix_counts AS c ON c.fix_id = f.id AND c.replica = ''")
+    assert (learned, sessions) == (2, 2)
+    assert json.loads(resolution)["edits"] == [{"file": "scripts/report.js", "before": "total(,", "after": "total(1,"}]
+    # both failures were learned as that one fix
+    assert rows(tmp_path, "SELECT count(DISTINCT fix_id), count(*) FROM learned_errors") == [(1, 2)]

@@ -89,18 +89,29 @@ pub fn edit_hunk(old: &str, new: &str) -> String {
     .to_string()
 }
 
-/// What makes two fixes of one error the same fix: what was done (the
-/// commands, the edits, the command that worked, the file), not when or in
-/// which session. A resolution that is not a JSON object is its own key.
+/// What makes two fixes of one error the same fix: what was done, not when
+/// or in which session. A rerun after changes (commands run, edits, files
+/// written, what the retry changed) is the changes alone: the command
+/// rerun only showed them to work, and one edit that fixed an error met
+/// through `npm run report` and through `node scripts/report.js` is one
+/// fix. Without changes (or where another tool's success was the fix), the
+/// command that worked and its file. A resolution that is not a JSON
+/// object is its own key.
 pub fn fix_key(resolution: &str) -> String {
     let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(resolution) else {
         return resolution.to_owned();
     };
-    let mut key = Vec::new();
-    for field in ["commands", "edits", "writes", "changed", "command", "file"] {
-        if let Some(value) = fields.get(field).filter(|v| !v.is_null()) {
-            key.push(format!("{field}={value}"));
-        }
+    let field = |name: &str| {
+        fields
+            .get(name)
+            .filter(|v| !v.is_null())
+            .map(|value| format!("{name}={value}"))
+    };
+    let changes: Vec<String> = ["commands", "edits", "writes", "changed"].into_iter().filter_map(field).collect();
+    let substitute = fields.get("resolvedBy").and_then(Value::as_str) == Some("cross_tool_resolution");
+    let mut key = changes;
+    if key.is_empty() || substitute {
+        key.extend(["command", "file"].into_iter().filter_map(field));
     }
     if key.is_empty() {
         for field in ["resolvedBy", "tool", "toolSequence"] {
@@ -174,6 +185,25 @@ mod tests {
         assert_eq!(fix_key(a), fix_key(b));
         assert_ne!(fix_key(a), fix_key(c));
         assert_eq!(fix_key("plain text"), "plain text");
+    }
+
+    #[test]
+    fn a_rerun_after_changes_is_the_changes() {
+        let edit = r#"[{"file":"scripts/report.js","before":"total(,","after":"total(1,"}]"#;
+        let via_npm = format!(r#"{{"resolvedBy":"success_after_error","tool":"Bash","command":"npm run report","file":"scripts/report.js","edits":{edit}}}"#);
+        let direct = format!(r#"{{"resolvedBy":"success_after_error","tool":"Bash","command":"node scripts/report.js","file":"scripts/report.js","edits":{edit}}}"#);
+        assert_eq!(fix_key(&via_npm), fix_key(&direct));
+        assert!(!fix_key(&direct).contains("command="), "{}", fix_key(&direct));
+        // another edit is another fix
+        assert_ne!(fix_key(&direct), fix_key(&direct.replace("total(1,", "total(2,")));
+        // a command that worked with nothing changed before it is the fix itself
+        let a = r#"{"resolvedBy":"success_after_error","tool":"Bash","command":"npm ci"}"#;
+        let b = r#"{"resolvedBy":"success_after_error","tool":"Bash","command":"npm install"}"#;
+        assert_ne!(fix_key(a), fix_key(b));
+        // as is another tool's success, whatever was done before it
+        let c = format!(r#"{{"resolvedBy":"cross_tool_resolution","tool":"Bash","command":"curl -sL x","edits":{edit}}}"#);
+        let d = format!(r#"{{"resolvedBy":"cross_tool_resolution","tool":"Bash","command":"wget -q x","edits":{edit}}}"#);
+        assert_ne!(fix_key(&c), fix_key(&d));
     }
 
     #[test]

@@ -49,6 +49,8 @@ use crate::sqlite::ffi::{Connection, Statement, StatementCache, Value};
 use crate::sqlite::table_function::{text, TableFunction};
 use crate::text::command::{self, Command};
 
+/// How much of a command line the hooks store, in characters.
+const LINE_CHARS: usize = 200;
 /// The steps of a stream that a fix is looked for in.
 const WINDOW: i64 = 50;
 /// How far (in the agent's steps) a success may come after the error it
@@ -200,10 +202,21 @@ impl Step {
 
     fn command(&self) -> Option<Command> {
         if self.tool() == "Bash" {
-            command::analyse(self.line.as_deref()?)
+            command::analyse(self.line()?)
         } else {
             None
         }
+    }
+
+    /// The command line as it is read: a line stored cut (at LINE_CHARS,
+    /// the hooks' limit) ends in a partial word, which is not a word of it
+    /// (`--no-verify` cut to `--no-` is no option).
+    fn line(&self) -> Option<&str> {
+        let line = self.line.as_deref()?;
+        if line.chars().count() < LINE_CHARS {
+            return Some(line);
+        }
+        Some(line.trim_end_matches(|c: char| !c.is_whitespace()).trim_end())
     }
 
     /// A success that changed something (not a look around).
@@ -212,13 +225,39 @@ impl Step {
             return false;
         }
         match self.tool() {
-            "Bash" => self
-                .command()
-                .is_some_and(|c| !c.inspection && !TRIVIAL_STEPS.contains(&c.program.as_str())),
-            t => FILE_WRITERS.contains(&t),
+            "Bash" => self.command().is_some_and(|c| {
+                !c.inspection
+                    && !TRIVIAL_STEPS.contains(&c.program.as_str())
+                    && !command::only_checks(&c)
+                    && !(command::works_in_temp(&c) && !self.project_in_temp())
+            }),
+            // (a file written in a temporary folder is a scratch file,
+            // unless it is the project's)
+            t => FILE_WRITERS.contains(&t) && !self.file.as_deref().is_some_and(|f| self.is_scratch(f)),
         }
     }
+
+    /// Whether the project folder itself lies in a temporary folder: then
+    /// work there is the project's, not a probe's.
+    fn project_in_temp(&self) -> bool {
+        self.project.as_deref().is_some_and(command::is_temp_path)
+    }
+
+    /// Whether `path` is a scratch file: in a temporary folder, and not in
+    /// the project.
+    fn is_scratch(&self, path: &str) -> bool {
+        command::is_temp_path(path)
+            && !self
+                .project
+                .as_deref()
+                .filter(|p| p.len() > 1)
+                .is_some_and(|p| path.strip_prefix(p).is_some_and(|rest| rest.starts_with('/')))
+    }
 }
+
+/// Options whose value is a message (a commit's, a pull request's): what
+/// a command says, not how it runs.
+const MESSAGE_OPTIONS: &[&str] = &["-m", "--message", "--title", "--body", "--subject", "--description", "--notes"];
 
 /// Commands that are never a fix's step, even though they are not looks.
 const TRIVIAL_STEPS: &[&str] = &["cd", "sleep", "clear", "true", "exit", "export", "wait"];
@@ -300,20 +339,33 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
                 return (e.subject.is_some() && e.subject == s.subject).then_some(Relation::SameOperation);
             }
             let ec = e.command()?;
+            // an operation acts on the files of the folder it runs in: a
+            // retry in a folder that neither holds nor lies in the failed
+            // one's (another repository, another package) is another
+            // operation, however alike the commands
+            if let (Some(a), Some(b)) = (
+                command::working_directory(e.line()?),
+                command::working_directory(s.line()?),
+            ) {
+                if command::folders_apart(&a, &b) {
+                    return None;
+                }
+            }
             // the commands the success proves ran well; and, when its output
             // shows no error, those whose exit status a pipe or a `||` hid
-            let mut successes = command::analyse_chain(s.line.as_deref()?);
+            let mut successes = command::analyse_chain(s.line()?);
             if output.is_some_and(|o| !o.trim().is_empty() && !crate::text::signature::signature(o).identified) {
-                successes.extend(command::analyse_shown(s.line.as_deref()?));
+                successes.extend(command::analyse_shown(s.line()?));
             }
             // what the error named of the failed command's arguments: a retry
             // may leave those out (`git add a b dist` failed on the ignored
-            // `dist`; `git add a b` is its retry)
+            // `dist`; `git add a b` is its retry). A name is one word: inline
+            // code (`node -e '…'`) that the error quotes back is not one.
             let raw = e.error_raw.as_deref().unwrap_or("");
             let unnamed: Vec<String> = ec
                 .arguments
                 .iter()
-                .filter(|a| a.len() < 3 || !raw.contains(a.as_str()))
+                .filter(|a| a.len() < 3 || a.contains(char::is_whitespace) || !raw.contains(a.as_str()))
                 .cloned()
                 .collect();
             // the same operation: any command the success ran (each of a
@@ -324,19 +376,29 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
                     // `pytest --markers` is not a run of the tests
                     && (failed.inspection || !ran.inspection)
                     && if failed.inspection {
-                        ran.arguments == failed.arguments
+                        // (`pytest --markers` is not the look `--collect-only` is)
+                        ran.arguments == failed.arguments && command::looks(ran) == command::looks(failed)
                     } else {
                         covers(&ran.arguments, &failed.arguments, checker)
                             || !checker
                                 && unnamed.len() < failed.arguments.len()
                                 && !ran.arguments.is_empty()
+                                // (it leaves out what was named, and adds nothing)
+                                && ran.arguments.iter().all(|a| failed.arguments.contains(a))
                                 && covers(&ran.arguments, &unnamed, checker)
                     }
             };
             let unwrapped = command::without_front(&ec);
+            // (a line cut short in `--no-verify` skipped the checks too)
+            let cut_short = s.line.as_deref().is_some_and(|l| {
+                l.chars().count() >= LINE_CHARS
+                    && l.split_whitespace().last().is_some_and(|w| w.len() >= 5 && "--no-verify".starts_with(w))
+            });
             for sc in &successes {
                 // skipping the checks (`git commit --no-verify`) fixes nothing
-                if sc.options.iter().any(|o| o == "--no-verify") && !ec.options.iter().any(|o| o == "--no-verify") {
+                if (cut_short || sc.options.iter().any(|o| o == "--no-verify"))
+                    && !ec.options.iter().any(|o| o == "--no-verify")
+                {
                     continue;
                 }
                 if same(&ec, sc)
@@ -363,7 +425,7 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
         (e, s) if FILE_WRITERS.contains(&e) && FILE_WRITERS.contains(&s) => {
             same_file.then_some(Relation::SameOperation)
         }
-        ("Grep" | "Glob", "Bash") => command::analyse_chain(s.line.as_deref()?)
+        ("Grep" | "Glob", "Bash") => command::analyse_chain(s.line()?)
             .iter()
             .any(|sc| SHELL_SEARCHES.iter().any(|p| sc.program == *p || sc.subject == *p))
             .then_some(Relation::Substitute),
@@ -383,11 +445,11 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
             let folder = raw.contains("EISDIR");
             let too_large = raw.contains("exceeds maximum allowed tokens");
             let related = match (s.tool(), folder, too_large) {
-                ("Bash", true, _) => command::analyse_chain(s.line.as_deref()?)
+                ("Bash", true, _) => command::analyse_chain(s.line()?)
                     .iter()
                     .any(|c| LISTINGS.contains(&c.program.as_str()) && c.arguments.iter().any(|a| names_it(a))),
                 // (a program that reads it: not `wc -l` or `ls -l` of it)
-                ("Bash", _, true) => command::analyse_chain(s.line.as_deref()?)
+                ("Bash", _, true) => command::analyse_chain(s.line()?)
                     .iter()
                     .any(|c| !COUNTS.contains(&c.program.as_str()) && c.arguments.iter().any(|a| names_it(a))),
                 ("Glob" | "LS", true, _) => {
@@ -432,7 +494,7 @@ fn relative_in(text: &str, project: Option<&str>) -> String {
 fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
     let mut changed = Vec::new();
     let tail = |word: &str| word.rsplit(['/', '\\']).next().unwrap_or(word).to_owned();
-    if let (Some(ec), Some(line)) = (e.command(), s.line.as_deref().filter(|_| s.tool() == "Bash")) {
+    if let (Some(ec), Some(line)) = (e.command(), s.line().filter(|_| s.tool() == "Bash")) {
         let successes = command::analyse_chain(line);
         let front_dropped = command::without_front(&ec);
         // the command of the success that is the retry, and the failed one as compared
@@ -456,11 +518,27 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
             for p in sc.prefix.iter().filter(|p| !ec.prefix.contains(p)) {
                 changed.push(p.clone());
             }
-            for o in sc.options.iter().filter(|o| !ec.options.contains(o)) {
-                changed.push(o.clone());
+            // a message is what the command says, not how it runs: another
+            // commit message, title or body is no change (the option itself
+            // added or dropped is), unless the error was about the message:
+            // the tool quoted it back (a commit-msg hook's linter)
+            let name = |o: &str| o.split_once(' ').map_or(o, |(name, _)| name).to_owned();
+            let raw = e.error_raw.as_deref().unwrap_or("");
+            let quoted_back = |o: &str| {
+                o.split_once(' ').is_some_and(|(_, message)| {
+                    message.lines().map(str::trim).any(|l| l.chars().count() >= 12 && raw.contains(l))
+                })
+            };
+            let about_message = ec.options.iter().any(|o| MESSAGE_OPTIONS.contains(&name(o).as_str()) && quoted_back(o));
+            let says = |o: &str| !about_message && MESSAGE_OPTIONS.contains(&name(o).as_str());
+            let has = |options: &[String], o: &str| {
+                options.iter().any(|x| x == o || says(o) && name(x) == name(o))
+            };
+            for o in sc.options.iter().filter(|o| !has(&ec.options, o)) {
+                changed.push(if says(o) { name(o) } else { o.clone() });
             }
-            for o in ec.options.iter().filter(|o| !sc.options.contains(o)) {
-                changed.push(format!("without {o}"));
+            for o in ec.options.iter().filter(|o| !has(&sc.options, o)) {
+                changed.push(format!("without {}", if says(o) { name(o) } else { o.clone() }));
             }
         }
     } else if e.target != s.target && s.target.is_some() && e.tool() == s.tool() {
@@ -469,13 +547,136 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
     if s.sandbox_off && !e.sandbox_off {
         changed.push("dangerouslyDisableSandbox".to_owned());
     }
-    if s.background && !e.background {
+    // more time (or the background) is a change for an error that ran out
+    // of it; for any other it only let the retry run
+    let raw = e.error_raw.as_deref().unwrap_or("").to_ascii_lowercase();
+    let out_of_time = ["timed out", "timeout", "time limit", "deadline exceeded"].iter().any(|w| raw.contains(w));
+    if out_of_time && s.background && !e.background {
         changed.push("run_in_background".to_owned());
     }
-    if let Some(timeout) = s.timeout.filter(|t| e.timeout.is_none_or(|before| *t > before)) {
+    if let Some(timeout) = s.timeout.filter(|t| out_of_time && e.timeout.is_none_or(|before| *t > before)) {
         changed.push(format!("timeout {timeout} ms"));
     }
     changed
+}
+
+/// Whether `step` runs the failed operation of `error` again, as it was
+/// (no option added): it shows whether the error is still there, and
+/// changes nothing. (`npm run lint -- --fix` adds one: that is a step.)
+fn reruns(error: &Step, step: &Step) -> bool {
+    let (Some(ec), Some(sc)) = (error.command(), step.command()) else {
+        return false;
+    };
+    let same = |a: &Command, b: &Command| a.subject == b.subject && b.options.iter().all(|o| a.options.contains(o));
+    same(&ec, &sc)
+        || command::without_front(&ec).is_some_and(|inner| same(&inner, &sc))
+        || command::without_front(&sc).is_some_and(|inner| same(&ec, &inner))
+}
+
+/// Errors about this code's own logic, whose fix is this code's too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OwnLogic {
+    /// A test's expectation not met: what the code gave is not what the
+    /// test expected. The edits that meet it are this code's (or this
+    /// test's); a command in between (an install, a cleanup) may be more.
+    Expectation,
+    /// A merge conflict: two versions of this code's content. Resolving it
+    /// is a choice between them; git's own steps around it (add, continue)
+    /// are what its message says to do.
+    Conflict,
+}
+
+/// Whether `error` is about this code's own logic (see OwnLogic), from
+/// what its output says.
+fn own_logic(error: &Step) -> Option<OwnLogic> {
+    let raw = error.error_raw.as_deref().unwrap_or("");
+    let headline = error.headline.as_deref().unwrap_or("");
+    const CONFLICT: &[&str] = &["CONFLICT (", "Merge conflict in ", "Resolve all conflicts manually", "fix conflicts and run"];
+    const EXPECTATION: &[&str] = &[
+        "AssertionError",
+        "AssertionFailedError",
+        "ComparisonFailure",
+        "assertion failed",
+        "assertion `left == right` failed",
+        "assertion `left != right` failed",
+        "expect(received)",
+        "Failure/Error: expect",
+    ];
+    if CONFLICT.iter().any(|c| raw.contains(c)) {
+        Some(OwnLogic::Conflict)
+    } else if EXPECTATION.iter().any(|x| headline.contains(x) || raw.contains(x))
+        // a Go test's own message (`x_test.go:12: got 1, want 2`) under `--- FAIL:`
+        || raw.contains("--- FAIL: ") && headline.contains("_test.go:")
+    {
+        Some(OwnLogic::Expectation)
+    } else {
+        None
+    }
+}
+
+/// Whether Bash steps `a` and `b` say they ran in folders apart.
+fn in_folder_apart(a: &Step, b: &Step) -> bool {
+    let folder = |s: &Step| {
+        (s.tool() == "Bash")
+            .then(|| s.line().and_then(command::working_directory))
+            .flatten()
+    };
+    matches!((folder(a), folder(b)), (Some(x), Some(y)) if command::folders_apart(&x, &y))
+}
+
+/// Whether an error is git's own (its failed command is git's).
+fn is_git(error: &Step) -> bool {
+    error.command().is_some_and(|c| c.program == "git")
+}
+
+/// `git stash` (push, save) sets the work tree's changes aside; `git stash
+/// pop` and `apply` bring them back.
+fn stash_move(command: &Command) -> Option<bool> {
+    match command.subject.as_str() {
+        "git stash" | "git stash push" | "git stash save" => Some(true),
+        "git stash pop" | "git stash apply" => Some(false),
+        _ => None,
+    }
+}
+
+/// Whether the success ran with the work tree's changes set aside: a
+/// `git stash` in between not brought back before it, or one in its own
+/// line.
+fn runs_stashed(between: &[Step], success: &Step) -> bool {
+    let moves = |s: &Step| -> Vec<bool> {
+        if s.is_error || s.tool() != "Bash" {
+            return Vec::new();
+        }
+        s.line()
+            .map(|l| command::analyse_all(l).iter().filter_map(stash_move).collect())
+            .unwrap_or_default()
+    };
+    let mut stashed = false;
+    for step in between {
+        for set_aside in moves(step) {
+            stashed = set_aside;
+        }
+    }
+    stashed || moves(success).contains(&true)
+}
+
+/// Whether a step's line sets changes aside or brings them back.
+fn moves_stash(step: &Step) -> bool {
+    step.tool() == "Bash"
+        && step
+            .line()
+            .is_some_and(|l| command::analyse_all(l).iter().any(|c| stash_move(c).is_some()))
+}
+
+/// A command line that sets the changes aside and brings them back
+/// (`git stash && go vet ./...; git stash pop`): a look at how things
+/// were, not a change.
+fn stashes_and_restores(step: &Step) -> bool {
+    step.tool() == "Bash"
+        && step.line().is_some_and(|l| {
+            let moves: Vec<bool> = command::analyse_all(l).iter().filter_map(stash_move).collect();
+            moves.first() == Some(&true) && moves.last() == Some(&false)
+        })
 }
 
 /// The last `n` of `steps`: a fix's decisive steps come last.
@@ -568,12 +769,18 @@ pub fn resolutions_with(
         if relation == Relation::SameOperation && output.is_some_and(|o| shows_error(o, error)) {
             continue;
         }
-        if !unlearned(error) {
-            continue;
-        }
         // the steps of the fix: the successes after the error that changed
         // something, the last ones when there are many
         let between = &stream[at + 1..current];
+        // a success on a work tree whose changes were set aside shows how
+        // the code was before them, not that the error is fixed (unless the
+        // error was git's own, about those changes)
+        if relation == Relation::SameOperation && !is_git(error) && runs_stashed(between, success) {
+            continue;
+        }
+        if !unlearned(error) {
+            continue;
+        }
         // a subagent's steps stand where its Agent call was
         let delegated: Vec<Step> = between
             .iter()
@@ -589,7 +796,16 @@ pub fn resolutions_with(
                     .collect::<Vec<_>>(),
                 None => vec![s],
             })
-            .filter(|s| s.changes_something())
+            .filter(|s| {
+                s.changes_something()
+                    && !reruns(error, s)
+                    && !stashes_and_restores(s)
+                    // (a non-git error's fix is never a stash: see runs_stashed)
+                    && (is_git(error) || !moves_stash(s))
+                    // work done in a folder apart from the failed one's is
+                    // another's (see `relation`)
+                    && !in_folder_apart(error, s)
+            })
             .collect();
         let commands: Vec<&Step> = changing.iter().copied().filter(|s| s.tool() == "Bash").collect();
         let edits: Vec<&Step> = changing
@@ -612,7 +828,18 @@ pub fn resolutions_with(
         } else {
             Vec::new()
         };
-        let weak = relation == Relation::SameOperation && changing.is_empty() && changed.is_empty();
+        // a fix of this code's own logic (a test's expectation met, a
+        // conflict resolved) by edits alone tells another agent nothing
+        // (git's own steps: `git add`, and the `--continue` its message asks for)
+        let own = match own_logic(error) {
+            Some(OwnLogic::Expectation) => commands.is_empty() && changed.is_empty(),
+            Some(OwnLogic::Conflict) => {
+                commands.iter().all(|c| c.command().is_some_and(|c| c.program == "git"))
+                    && changed.iter().all(|c| c == "--continue")
+            }
+            None => false,
+        };
+        let weak = relation == Relation::SameOperation && (changing.is_empty() && changed.is_empty() || own);
         let tools: Vec<&str> = between
             .iter()
             .chain(std::iter::once(success))
@@ -895,6 +1122,29 @@ mod tests {
     }
 
     #[test]
+    fn a_project_in_a_temporary_folder_is_no_scratch_work() {
+        let in_tmp = |mut s: Step| {
+            s.project = Some("/tmp/t1/project".into());
+            s
+        };
+        let stream = [
+            in_tmp(error(1, "Bash", "python3 report.py", "TypeError: can only concatenate str (not \"int\") to str")),
+            in_tmp(edit(2, "/tmp/t1/project/report.py", "'total: ' + total", "'total: ' + str(total)")),
+            in_tmp(tool(3, "Write", "/tmp/probe.py")),
+            in_tmp(bash(4, "python3 report.py")),
+        ];
+        let found = resolutions(&stream, None, |_| true);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            found[0].edits,
+            r#"[{"file":"report.py","before":"'total: ' + total","after":"'total: ' + str(total)"}]"#
+        );
+        // a file in a temporary folder outside the project is still scratch
+        assert_eq!(found[0].writes, "[]");
+        assert!(!found[0].weak);
+    }
+
+    #[test]
     fn unrelated_successes_resolve_nothing() {
         let stream = [error(1, "Bash", "python3 app.py", "x"), bash(2, "ls")];
         assert!(resolutions(&stream, None, |_| true).is_empty());
@@ -996,6 +1246,145 @@ mod tests {
             "{}",
             found[0].commands
         );
+    }
+
+    #[test]
+    fn running_the_failed_command_again_is_no_step_of_its_fix() {
+        let stream = [
+            error(1, "Bash", "cargo test parser", "thread 'parser::t' panicked at src/parser.rs:9:5"),
+            bash(2, "cargo test parser 2>&1 | tail -40"),
+            edit(3, "/w/src/parser.rs", "a", "b"),
+            bash(4, "cargo test parser"),
+        ];
+        let found = resolutions(&stream, None, |_| true);
+        assert_eq!(found[0].steps, "[3]");
+        // with an option added, it is one (`--fix`, `--write` …)
+        let stream = [
+            error(1, "Bash", "npx eslint src", "src/a.js\n  1:1  error  Missing semicolon  semi"),
+            bash(2, "npx eslint src --fix"),
+            bash(3, "npx eslint src"),
+        ];
+        assert_eq!(resolutions(&stream, None, |_| true)[0].commands, r#"["npx eslint src --fix"]"#);
+    }
+
+    #[test]
+    fn a_success_with_the_changes_set_aside_fixed_nothing() {
+        let failed = || error(1, "Bash", "go test ./store", "--- FAIL: TestSave\n    store_test.go:12: got 1, want 2");
+        let stream = [failed(), bash(2, "git stash"), bash(3, "go test ./store")];
+        assert!(resolutions(&stream, None, |_| true).is_empty());
+        let stream = [failed(), bash(2, "git stash && go test ./store")];
+        assert!(resolutions(&stream, None, |_| true).is_empty());
+        // stashed and brought back: a look; the edit after it is the fix
+        let stream = [
+            failed(),
+            bash(2, "git stash && go test ./store; git stash pop"),
+            edit(3, "/w/store/save.go", "n", "n + 1"),
+            bash(4, "go test ./store"),
+        ];
+        assert_eq!(resolutions(&stream, None, |_| true)[0].steps, "[3]");
+        // git's own complaint about the changes: stashing them is its fix
+        let stream = [
+            error(1, "Bash", "git pull", "error: Your local changes to the following files would be overwritten by merge:"),
+            bash(2, "git stash"),
+            bash(3, "git pull"),
+        ];
+        assert_eq!(resolutions(&stream, None, |_| true)[0].commands, r#"["git stash"]"#);
+    }
+
+    #[test]
+    fn a_retry_in_another_folder_is_another_operation() {
+        let failed = || {
+            error(1, "Bash", "cd /srv/blog && git add a.md && git commit -m 'add a'",
+                  "fatal: not a git repository (or any of the parent directories): .git")
+        };
+        let stream = [failed(), bash(2, "cd /srv/shop && git add a.md && git commit -m 'add a'")];
+        assert!(resolutions(&stream, None, |_| true).is_empty());
+        // a folder inside it is the same place, further in; what was done
+        // in another folder meanwhile is not its fix
+        let stream = [
+            failed(),
+            bash(2, "cd /srv/shop && npm install"),
+            bash(3, "cd /srv/blog && git init"),
+            bash(4, "cd /srv/blog/site && git add a.md && git commit -m 'add a'"),
+        ];
+        assert_eq!(resolutions(&stream, None, |_| true)[0].commands, r#"["cd /srv/blog && git init"]"#);
+    }
+
+    #[test]
+    fn another_message_is_no_change() {
+        let failed = || error(1, "Bash", "git commit -m 'first try'", "✖ subject may not be empty [subject-empty]");
+        let found = resolutions(&[failed(), bash(2, "git commit -m 'feat: second try'")], None, |_| true);
+        assert!(found[0].weak, "{:?}", found[0].changed);
+        let found = resolutions(&[failed(), bash(2, "git commit -m 'feat: x' --no-gpg-sign")], None, |_| true);
+        assert_eq!(found[0].changed, r#"["--no-gpg-sign"]"#);
+        // unless the error was about the message: the tool quoted it back
+        let quoted = error(1, "Bash", "git commit -m 'feat: add the export button to the toolbar'",
+                           "input: feat: add the export button to the toolbar\n✖ subject must be lower-case [subject-case]");
+        let found = resolutions(&[quoted, bash(2, "git commit -m 'feat: add an export button'")], None, |_| true);
+        assert!(!found[0].weak);
+        let stream = [
+            error(1, "Bash", "gh pr create --title t --body \"$(cat notes.md)\"", "GraphQL: Body is too long (createPullRequest)"),
+            bash(2, "gh pr create --title t --body-file notes.md"),
+        ];
+        assert_eq!(resolutions(&stream, None, |_| true)[0].changed, r#"["--body-file","without --body"]"#);
+    }
+
+    #[test]
+    fn a_fix_of_this_codes_own_logic_by_edits_alone_is_not_advised() {
+        // a test's expectation met by editing the code or the test
+        let mut failed = error(1, "Bash", "pytest tests/test_price.py",
+                               "E       assert 10.5 == 10.0\nFAILED tests/test_price.py::test_total - assert 10.5 == 10.0");
+        failed.headline = Some("AssertionError: assert 10.5 == 10.0".into());
+        let stream = [failed.clone(), edit(2, "/w/price.py", "round(x, 1)", "round(x)"), bash(3, "pytest tests/test_price.py")];
+        assert!(resolutions(&stream, None, |_| true)[0].weak);
+        // an install in between may be more than this code's logic
+        let stream = [failed, bash(2, "pip install freezegun"), bash(3, "pytest tests/test_price.py")];
+        assert!(!resolutions(&stream, None, |_| true)[0].weak);
+        // a conflict resolved by hand, then git's own steps
+        let conflict = error(1, "Bash", "git rebase origin/main",
+                             "CONFLICT (content): Merge conflict in src/cart.ts\nerror: could not apply 3f2a1b9... cart");
+        let stream = [
+            conflict,
+            edit(2, "/w/src/cart.ts", "<<<<<<< HEAD", ""),
+            bash(3, "git add src/cart.ts"),
+            bash(4, "git rebase --continue"),
+        ];
+        let found = resolutions(&stream, None, |_| true);
+        assert!(found.is_empty() || found[0].weak, "{found:?}");
+        // an error that is not about the code's own logic keeps its edit
+        let mut missing = error(1, "Bash", "python3 app.py", "ModuleNotFoundError: No module named 'yml'");
+        missing.headline = Some("ModuleNotFoundError: No module named 'yml'".into());
+        let stream = [missing, edit(2, "/w/app.py", "import yml", "import yaml"), bash(3, "python3 app.py")];
+        assert!(!resolutions(&stream, None, |_| true)[0].weak);
+    }
+
+    #[test]
+    fn a_retry_may_leave_out_what_the_error_named_and_nothing_else() {
+        let failed = || error(1, "Bash", "git add src/a.ts dist/app.js",
+                              "The following paths are ignored by one of your .gitignore files:\ndist/app.js");
+        assert_eq!(resolutions(&[failed(), bash(2, "git add src/a.ts")], None, |_| true).len(), 1);
+        // but one that puts another target in its place is another operation
+        assert!(resolutions(&[failed(), bash(2, "git add src/a.ts docs/b.md")], None, |_| true).is_empty());
+        let stream = [
+            error(1, "Bash", "git push origin main", "remote: error: GH013: Repository rule violations found for refs/heads/main."),
+            bash(2, "git push -u origin fix-readme"),
+        ];
+        assert!(resolutions(&stream, None, |_| true).is_empty());
+        // inline code the error quoted back is named; other code is no retry of it
+        let stream = [
+            error(1, "Bash", "node -e 'run(/a/q); done()'", "[eval]:1\nrun(/a/q); done()\nSyntaxError: Invalid regular expression flags"),
+            bash(2, "node -e 'report()'"),
+        ];
+        assert!(resolutions(&stream, None, |_| true).is_empty());
+    }
+
+    #[test]
+    fn one_look_does_not_resolve_another() {
+        let stream = [
+            error(1, "Bash", "uv run pytest --collect-only -m unit", "collected 0 items / no tests ran"),
+            bash(2, "uv run pytest --markers"),
+        ];
+        assert!(resolutions(&stream, None, |_| true).is_empty());
     }
 
     #[test]

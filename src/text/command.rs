@@ -42,6 +42,8 @@ pub struct Command {
     pub invoked: String,
     /// What came before it: assignments (`CI=1`) and wrappers (`sudo`).
     pub prefix: Vec<String>,
+    /// An interpreter's script, as written (`/tmp/probe.py`).
+    pub script: Option<String>,
 }
 
 /// The operation of a command line, or `None` when it runs nothing.
@@ -59,6 +61,141 @@ pub fn analyse_chain(line: &str) -> Vec<Command> {
         trivial.into_iter().last().into_iter().collect()
     } else {
         work
+    }
+}
+
+/// Every command a line runs, whatever joins them (`;`, `&&`, `||`, the
+/// work of each pipeline), setup and chatter included, in order.
+pub fn analyse_all(line: &str) -> Vec<Command> {
+    let lexed = lex(line);
+    let mut out = Vec::new();
+    let mut pipeline: Vec<Vec<String>> = Vec::new();
+    for (words, joint) in lexed {
+        pipeline.push(words);
+        if joint != Joint::Pipe {
+            out.extend(main_of_pipeline(std::mem::take(&mut pipeline)).and_then(|w| read_command(&w)));
+        }
+    }
+    out.extend(main_of_pipeline(pipeline).and_then(|w| read_command(&w)));
+    out
+}
+
+/// The folder a line's main command runs in, when the line says it: the
+/// target of the last `cd` (or `pushd`) before that command, as written.
+pub fn working_directory(line: &str) -> Option<String> {
+    let (mut folder, mut at_main) = (None, None);
+    for command in analyse_all(line) {
+        if matches!(command.program.as_str(), "cd" | "pushd" | "Set-Location" | "sl") {
+            folder = command.arguments.first().cloned();
+        } else if !TRIVIAL.contains(&command.program.as_str()) {
+            at_main = Some(folder.clone());
+        }
+    }
+    at_main.unwrap_or(folder)
+}
+
+/// Options that ask a tool what it would do, or what it has: with one, a
+/// run of it is a look, and which one says which look.
+const LOOK_OPTIONS: &[&str] = &["--markers", "--collect-only", "--co", "--dry-run", "--list", "--list-tests", "--fixtures"];
+
+/// The options of `command` that make it a look (LOOK_OPTIONS).
+pub fn looks(command: &Command) -> Vec<&str> {
+    command
+        .options
+        .iter()
+        .map(String::as_str)
+        .filter(|o| LOOK_OPTIONS.contains(o))
+        .collect()
+}
+
+/// Tests, type checkers and linters that change nothing unless asked to
+/// (`--fix`, `--write`): a run of one shows whether the code is right.
+/// (Builds and formatters write what they make.)
+const LOOKING_CHECKERS: &[&str] = &[
+    "pytest", "jest", "vitest", "mocha", "ava", "tap", "jasmine", "karma", "cypress", "phpunit", "rspec",
+    "minitest", "ctest", "tox", "nox", "bun test", "deno test", "deno lint", "deno check", "go test", "go vet",
+    "cargo test", "cargo check", "cargo clippy", "cargo nextest", "npm test", "yarn test", "pnpm test", "mypy",
+    "pyright", "ty", "ty check", "pylint", "flake8", "eslint", "ruff check", "biome check", "biome lint",
+    "golangci-lint", "staticcheck", "markdownlint", "markdownlint-cli2", "shellcheck", "rubocop", "stylelint",
+    "oxlint", "knip", "swiftlint", "ktlint", "detekt", "dotnet test", "terraform validate", "vale",
+];
+
+/// Options and words that make a checker write.
+const WRITES_FIXES: &[&str] = &[
+    "--fix", "--fix-only", "--write", "-w", "--apply", "--unsafe-fixes", "-u", "--update-snapshots",
+    "--updateSnapshot", "--autofix", "-a", "-A", "--auto-correct", "--autocorrect", "-i", "--in-place",
+];
+
+/// Whether `command` only checks: a test run, a type check or a lint (of
+/// LOOKING_CHECKERS, or a runner's test, lint or check task) that was not
+/// asked to fix what it finds. It changes nothing.
+pub fn only_checks(command: &Command) -> bool {
+    let task = command.subject.rsplit([' ']).next().unwrap_or("");
+    let checking_task = ["test", "tests", "lint", "check", "typecheck", "type-check", "verify"]
+        .iter()
+        .any(|t| task == *t || task.starts_with(&format!("{t}:")) || task.starts_with(&format!("{t}-")))
+        && !["fix", "format", "write", "update"].iter().any(|w| task.contains(w));
+    let checker = LOOKING_CHECKERS.contains(&command.subject.as_str())
+        || LOOKING_CHECKERS.contains(&command.program.as_str())
+        || command.program == "tsc" && command.options.iter().any(|o| o == "--noEmit")
+        || checking_task && command.subject != command.program;
+    let fixes = command
+        .options
+        .iter()
+        .chain(&command.arguments)
+        .any(|o| WRITES_FIXES.contains(&o.split('=').next().unwrap_or(o)));
+    checker && !fixes && !command.arguments.iter().any(|a| a.starts_with('>'))
+}
+
+/// Whether `path` is in a temporary folder (`/tmp`, `$TMPDIR`, Windows'
+/// `AppData/Local/Temp` …): a scratch file.
+pub fn is_temp_path(path: &str) -> bool {
+    let path = path.replace('\\', "/").to_ascii_lowercase();
+    let path = path.trim_start_matches(['>', '"', '\'']);
+    ["/tmp/", "/var/tmp/", "/private/tmp/", "/private/var/folders/", "/var/folders/", "$tmpdir", "${tmpdir",
+     "$env:temp", "%temp%", "/appdata/local/temp/"]
+        .iter()
+        .any(|t| path.starts_with(t) || *t == "/appdata/local/temp/" && path.contains(t))
+}
+
+/// Whether `command`'s work is in a temporary folder: what it writes, or
+/// the script it runs, and every path it names, is there. A probe, not a
+/// change of the project.
+pub fn works_in_temp(command: &Command) -> bool {
+    let paths: Vec<&str> = command
+        .script
+        .iter()
+        .chain(&command.arguments)
+        .map(String::as_str)
+        .filter(|a| !a.starts_with("<<") && (a.contains('/') || a.contains('\\')))
+        .collect();
+    !paths.is_empty() && paths.iter().all(|p| is_temp_path(p))
+}
+
+/// Whether folders `a` and `b` (as `cd` names them) are known to be
+/// apart: both absolute, and neither is, nor holds, the other. Relative
+/// folders are relative to a folder the line does not say: never apart.
+pub fn folders_apart(a: &str, b: &str) -> bool {
+    fn parts(folder: &str) -> Option<Vec<String>> {
+        let folder = folder.replace('\\', "/");
+        let absolute = folder.starts_with('/')
+            || folder.starts_with('~')
+            || folder.as_bytes().get(1) == Some(&b':') && folder.as_bytes()[0].is_ascii_alphabetic();
+        absolute.then(|| {
+            folder
+                .split('/')
+                .filter(|p| !p.is_empty() && *p != ".")
+                // (a drive letter is spelt `D:` or, in Git Bash, `/d`)
+                .map(|p| p.trim_end_matches(':').to_ascii_lowercase())
+                .collect()
+        })
+    }
+    match (parts(a), parts(b)) {
+        (Some(a), Some(b)) => {
+            let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            common < a.len().min(b.len())
+        }
+        _ => false,
     }
 }
 
@@ -139,7 +276,7 @@ pub fn without_front(command: &Command) -> Option<Command> {
 }
 
 /// A program errkb knows the operations of.
-fn is_known(program: &str) -> bool {
+pub fn is_known(program: &str) -> bool {
     WITH_SUBCOMMANDS.iter().any(|(p, _)| *p == program)
         || INTERPRETERS.contains(&program)
         || VALUE_OPTIONS.iter().any(|(p, _)| *p == program)
@@ -547,7 +684,8 @@ fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
 const TRIVIAL: &[&str] = &[
     "for", "case", "select", "done", "fi", "esac", "function", "cd", "pushd", "popd", "export", "source", ".", "set",
     "unset", "echo", "printf", "true", "false", ":", "exit", "sleep", "clear", "wait", "alias", "local", "declare",
-    "shopt", "trap", "read", "eval", "ulimit", "umask",
+    "shopt", "trap", "read", "eval", "ulimit", "umask", "Set-Location", "Push-Location", "Pop-Location", "sl",
+    "Write-Host", "Write-Output",
 ];
 
 /// Commands that only feed a pipe: `cat x | python y.py`.
@@ -1294,6 +1432,11 @@ fn read_words(words: &[String]) -> Option<Command> {
         break;
     }
     let first = &words[at];
+    // a program named by a variable (`$CMD args`, PowerShell's `$lines |
+    // …`) or by a quoted phrase is not known
+    if first.starts_with('$') && !first.contains(['/', '\\']) || first.contains(char::is_whitespace) {
+        return None;
+    }
     let mut program = program_name(first);
     let mut rest: Vec<&str> = words[at + 1..].iter().map(String::as_str).collect();
     // `uv run pytest`: the tool that runs
@@ -1357,6 +1500,7 @@ fn read_words(words: &[String]) -> Option<Command> {
             None => match positional.first() {
                 Some(script) => {
                     command.subject = format!("{program} {}", path_tail(script));
+                    command.script = Some(script.clone());
                     command.arguments = positional[1..].to_vec();
                 }
                 None => command.arguments = Vec::new(),
@@ -1420,12 +1564,7 @@ fn read_words(words: &[String]) -> Option<Command> {
         || (program == "sed" && !rest.iter().any(|w| w.starts_with("-i")))
         || command.options.iter().any(|o| o == "--version" || o == "--help") && command.arguments.is_empty()
         // asking a tool what it would do, or what it has, is a look
-        || command.options.iter().any(|o| {
-            matches!(
-                o.as_str(),
-                "--markers" | "--collect-only" | "--co" | "--dry-run" | "--list" | "--list-tests" | "--fixtures"
-            )
-        })
+        || !looks(&command).is_empty()
         || command.subject.ends_with(" help");
     if command.subject == "git branch"
         && command
@@ -1633,6 +1772,45 @@ mod tests {
         assert_eq!(subject("(cd api && go test ./...)"), "go test");
         assert_eq!(subject("cat input.json | python3 process.py"), "python process.py");
         assert_eq!(subject("just test"), "just test");
+    }
+
+    #[test]
+    fn the_folder_a_command_runs_in() {
+        assert_eq!(working_directory("cd ~/code/a && git commit -m x").as_deref(), Some("~/code/a"));
+        assert_eq!(working_directory("cd /srv/app; make; cd /tmp").as_deref(), Some("/srv/app"));
+        assert_eq!(working_directory("make test"), None);
+        // siblings are apart; a folder and one inside it are not; relative ones never
+        assert!(folders_apart("~/code/shop", "~/code/blog"));
+        assert!(!folders_apart("~/code/shop", "~/code/shop/api/"));
+        assert!(!folders_apart("D:\\work\\shop", "/d/work/shop"));
+        assert!(!folders_apart("api", "/srv/blog"));
+        let all: Vec<String> = analyse_all("git stash && go test ./... ; git stash pop")
+            .into_iter()
+            .map(|c| c.subject)
+            .collect();
+        assert_eq!(all, ["git stash", "go test", "git stash pop"]);
+    }
+
+    #[test]
+    fn checks_and_scratch_work_change_nothing() {
+        let read = |line: &str| analyse(line).unwrap();
+        assert!(only_checks(&read("go vet ./...")));
+        assert!(only_checks(&read("npx tsc --noEmit")));
+        assert!(only_checks(&read("npm run lint 2>&1 | tail")));
+        assert!(!only_checks(&read("npm run lint -- --fix")));
+        assert!(!only_checks(&read("npm run lint:fix")));
+        assert!(!only_checks(&read("npx eslint --fix src")));
+        assert!(!only_checks(&read("npm run build")));
+        assert!(!only_checks(&read("npx tsc")));
+        assert!(works_in_temp(&read("cat > /tmp/probe.go <<'EOF'\npackage main\nEOF")));
+        assert!(works_in_temp(&read("python3 /tmp/probe.py")));
+        assert!(works_in_temp(&read("node \"$TMPDIR/x.js\"")));
+        assert!(!works_in_temp(&read("python3 scripts/migrate.py /tmp/out")));
+        assert!(!works_in_temp(&read("cat > src/config.json <<'EOF'\n{}\nEOF")));
+        assert!(is_temp_path("C:\\Users\\u\\AppData\\Local\\Temp\\claude\\x.md"));
+        // a program named by a variable is not known
+        assert_eq!(subject("$lines | ForEach-Object { $_ }"), "");
+        assert_eq!(subject("Set-Location D:\\app; npm run build"), "npm run build");
     }
 
     #[test]

@@ -176,8 +176,9 @@ pub fn signature(text: &str) -> Signature {
 }
 
 fn compute(text: &str) -> Signature {
-    // Colours and cursor moves (ANSI escapes) are not part of a message.
-    let plain = strip_ansi(text);
+    // Colours and cursor moves (ANSI escapes) are not part of a message, nor
+    // what a wrapper printed around it.
+    let plain = own_output(text);
     let lines: Vec<&str> = plain
         .lines()
         .map(|l| l.trim_end_matches('\r'))
@@ -222,18 +223,21 @@ fn compute(text: &str) -> Signature {
     }
 }
 
-/// The part of a tool's output that identifies its error: the output from
-/// two lines before its identifying line on, when that line is further in
-/// than the first 200 bytes (a test runner's session header, a build's
-/// log); else the output as it is. What an error's key and stored excerpt
-/// are made of, so that every failure of one test runner does not share
-/// one key made of its header.
-pub fn excerpt(text: &str) -> &str {
+/// The part of a tool's output that identifies its error: its own output
+/// (`own_output`: without Claude Code's `Exit code N` and what a wrapper
+/// that ran it printed around it), from two lines before its identifying
+/// line on when that line is further in than the first 200 bytes (a test
+/// runner's session header, a build's log). What an error's key and stored
+/// excerpt are made of, so that every failure of one test runner does not
+/// share one key made of its header, and one error met through `npm run`,
+/// `make` or directly is one key.
+pub fn excerpt(text: &str) -> Cow<'_, str> {
+    let own = own_output(text);
     // (the lines as `compute` sees them, with where each starts)
     let mut starts = Vec::new();
     let mut lines = Vec::new();
     let mut offset = 0;
-    for line in text.split_inclusive('\n') {
+    for line in own.split_inclusive('\n') {
         let trimmed = line.trim_end_matches(['\n', '\r']);
         if !trimmed.trim().is_empty() {
             starts.push(offset);
@@ -241,15 +245,198 @@ pub fn excerpt(text: &str) -> &str {
         }
         offset += line.len();
     }
-    let skip = usize::from(lines.first().is_some_and(|first| EXIT_CODE.is_match(first)));
-    let Some((_, at, _)) = headline(&lines[skip..]) else {
-        return text;
+    let Some((_, at, _)) = headline(&lines) else {
+        return own;
     };
-    let from = starts[(at + skip).saturating_sub(2).max(skip)];
+    let from = starts[at.saturating_sub(2)];
     if from <= 200 {
-        return text;
+        return own;
     }
-    &text[from..]
+    match own {
+        Cow::Borrowed(own) => Cow::Borrowed(&own[from..]),
+        Cow::Owned(own) => Cow::Owned(own[from..].to_owned()),
+    }
+}
+
+/// What a tool printed itself, as its error: `text` without Claude Code's
+/// `Exit code N` (the harness's, and a wrapper changes it: make exits 2
+/// for a recipe's 1) and without what a program that ran the tool printed
+/// around it: a package manager's script header (`> app@1.0.0 report`,
+/// `> node scripts/report.js`, yarn's and bun's `$ node …`) and footer
+/// (`npm error Lifecycle script …`, `ELIFECYCLE`, `error: script "report"
+/// exited with code 1`), make's `make: *** [report] Error 1` and the recipe
+/// lines it echoed, a task runner's banners (just, go-task, mise,
+/// cargo-make, poe, nx, turbo, whose `app:report: ` before every line goes
+/// too), `cargo run`'s and husky's last word. The error is the same
+/// whatever ran it. Empty when there is nothing else: then `text`.
+pub fn own_output(text: &str) -> Cow<'_, str> {
+    // (colours and cursor moves are not part of it either)
+    match strip_ansi(text) {
+        Cow::Borrowed(plain) => own_output_plain(plain),
+        Cow::Owned(plain) => Cow::Owned(own_output_plain(&plain).into_owned()),
+    }
+}
+
+fn own_output_plain(text: &str) -> Cow<'_, str> {
+    let mut lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
+    // turbo puts `<package>:<task>: ` before every line of a task's output
+    let turbo = (text.contains("cache miss, executing") || text.contains("cache bypass, force executing"))
+        .then(|| turbo_prefix(&lines))
+        .flatten();
+    let mut changed = false;
+    if let Some(prefix) = &turbo {
+        let stripped: Vec<&str> = lines
+            .iter()
+            .filter_map(|l| match l.strip_prefix(prefix.as_str()) {
+                Some(rest) => (!rest.starts_with("cache ")).then_some(rest),
+                None => (!l.starts_with("• ")).then_some(*l),
+            })
+            .collect();
+        lines = stripped;
+        changed = true;
+    }
+    let blank = |l: &str| l.trim().is_empty();
+    let mut first = 0;
+    let mut last = lines.len();
+    // the harness's exit code
+    while first < last && blank(lines[first]) {
+        first += 1;
+    }
+    if first < last && EXIT_CODE.is_match(lines[first]) {
+        first += 1;
+    }
+    let exit_line_only = first;
+    // what the wrappers printed after it (its last word, from the end)
+    let mut echoed = false;
+    while first < last {
+        let line = lines[last - 1].trim();
+        if line.is_empty() {
+            last -= 1;
+        } else if let Some(echoes) = wrapper_footer(line) {
+            echoed |= echoes;
+            last -= 1;
+        } else {
+            break;
+        }
+    }
+    // and before it: the headers, with the command lines they echo
+    let mut echo = false;
+    while first < last {
+        let line = lines[first].trim_start();
+        if line.trim().is_empty() {
+            first += 1;
+        } else if let Some(then_echo) = wrapper_header(line) {
+            echo = then_echo;
+            first += 1;
+        } else if echo && line.starts_with("> ") {
+            first += 1;
+        } else if echoed && echoed_command(line) {
+            // make and just print each recipe line before they run it
+            first += 1;
+        } else {
+            break;
+        }
+    }
+    if first >= last {
+        return Cow::Borrowed(text);
+    }
+    if !changed && first == exit_line_only && last == lines.len() {
+        // nothing but the exit code (and blank lines) came off: a slice
+        let from = lines[first].as_ptr() as usize - text.as_ptr() as usize;
+        return Cow::Borrowed(&text[from..]);
+    }
+    Cow::Owned(lines[first..last].join("\n"))
+}
+
+/// The `<package>:<task>: ` turbo puts before the lines of a task's
+/// output: the one most lines start with.
+fn turbo_prefix(lines: &[&str]) -> Option<String> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for line in lines {
+        let Some(end) = line.find(": ") else { continue };
+        let token = &line[..end];
+        if token.contains(':') && !token.contains(char::is_whitespace) && !token.starts_with(|c: char| c.is_ascii_digit()) {
+            match counts.iter_mut().find(|(t, _)| *t == token) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((token, 1)),
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .max_by_key(|(_, n)| *n)
+        .filter(|(_, n)| *n >= 2)
+        .map(|(token, _)| format!("{token}: "))
+}
+
+/// Whether `line` (trimmed at its start) is a wrapper's header: a package
+/// manager's or task runner's line before the output of what it runs; and
+/// whether the lines after it that start with `> ` are the command it
+/// echoes (npm, pnpm, nx).
+fn wrapper_header(line: &str) -> Option<bool> {
+    if let Some(rest) = line.strip_prefix("> ") {
+        // `> app@1.0.0 report`, `> @scope/app@1.0.0 report /path`, `> nx run app:report`
+        let word = rest.split_whitespace().next().unwrap_or("");
+        if word.get(1..).is_some_and(|w| w.contains('@')) && rest.contains(' ') || rest.starts_with("nx run ") {
+            return Some(true);
+        }
+        return None;
+    }
+    let echoes = line.starts_with("$ ")                         // yarn's and bun's echo
+        || line.starts_with("yarn run v")
+        || line.starts_with("Poe => ")
+        || line.starts_with("task: [")                           // go-task
+        || line.starts_with('[') && line.contains("] $ ")        // mise
+        || line.starts_with("[cargo-make] ")
+        || line.starts_with("• ")                                // turbo
+        || (line.starts_with("make: ") || line.starts_with("make[")) && line.contains("Entering directory");
+    echoes.then_some(false)
+}
+
+/// Whether `line` (trimmed) is a wrapper's footer: a package manager's or
+/// task runner's last word after what it ran failed; and whether that
+/// wrapper echoes the command lines it runs (make, just).
+fn wrapper_footer(line: &str) -> Option<bool> {
+    // (make's own error, `make: *** No rule to make target`, is no wrapper's)
+    if MAKE_RECIPE_FAILED.is_match(line)
+        || (line.starts_with("make: ") || line.starts_with("make[")) && line.contains("Leaving directory")
+        || line.starts_with("error: Recipe `")
+    {
+        return Some(true);
+    }
+    let wrapper = line.starts_with("npm ERR!")
+        || line.starts_with("npm error")
+        || line.starts_with("error Command failed with exit code")
+        || line.starts_with("info Visit https://yarnpkg.com")
+        || line.starts_with("ELIFECYCLE")
+        || line.starts_with("ERR_PNPM_")
+        || EXIT_STATUS.is_match(line)
+        || line.starts_with("error: script \"") && line.contains("\" exited with code")
+        || line.starts_with("task: Failed to run task")
+        || line.starts_with('[') && line.contains("] ERROR task failed")
+        || line.starts_with("[cargo-make] ")
+        || line.starts_with("error: process didn't exit successfully")
+        || line.starts_with("husky - ")
+        || line.starts_with("Error: Process completed with exit code")
+        // nx
+        || line.chars().all(|c| c == '—' || c == '─')
+        || line.starts_with(">  NX ")
+        || line.starts_with("NX ")
+        || line.starts_with("Failed tasks:")
+        || NX_TALLY.is_match(line)
+        || line.starts_with("View structured, searchable error logs")
+        // turbo
+        || line.starts_with("ERROR: command finished with error")
+        || line.starts_with("ERROR  run failed")
+        || line.starts_with("ERROR run failed")
+        || TURBO_SUMMARY.is_match(line);
+    wrapper.then_some(false)
+}
+
+/// Whether `line` is a command line a task runner echoed: it reads as a
+/// run of a program errkb knows.
+fn echoed_command(line: &str) -> bool {
+    crate::text::command::analyse(line).is_some_and(|c| crate::text::command::is_known(&c.program))
 }
 
 /// `text` without ANSI escape sequences (`ESC [ … letter`, `ESC ] … BEL`).
@@ -402,6 +589,13 @@ rules! {
 
     // Lines around the headline.
     EXIT_CODE: |l| l.starts_with("Exit code "), r"^Exit code -?\d+$";
+    EXIT_STATUS: |l| l.starts_with("Exit status "), r"^Exit status \d+$";
+    /// nx's tally: `✖    1/1 failed`, `✔    0/1 succeeded [0 read from cache]`, `- app:report`.
+    NX_TALLY: |l| l.starts_with('✖') || l.starts_with('✔') || l.starts_with("- "),
+        r"^(?:[✖✔]\s+\d+/\d+ (?:failed|succeeded).*|- [\w@/.-]+:[\w:.-]+)$";
+    /// turbo's summary: ` Tasks:    0 successful, 1 total`, `app#report: command … exited (1)`.
+    TURBO_SUMMARY: |l| contains_any(l, &["Tasks:", "Cached:", "Time:", "Failed:", "#"]),
+        r"^(?:Tasks:\s+\d+ successful|Cached:\s+\d+ cached|Time:\s+[\d.]+m?s|Failed:\s+\S+#\S+|[\w@/.-]+#[\w:.-]+: command .* exited \(\d+\))";
     NODE_CODE: |l| l.contains("code: '"), r"^\s*code: '([A-Z][A-Z0-9_]+)'";
     NPM_CODE: |l| starts_with_any(l, &["npm ERR! code ", "npm error code "]),
         r"^npm (?:ERR!|error) code ([A-Z][A-Z0-9_]+)$";
@@ -624,7 +818,9 @@ fn judge(line: &str) -> Option<Candidate> {
         return found(8, format!("commitlint {}: {}", &c[2], &c[1]));
     }
     if let Some(c) = ESLINT.captures(line) {
-        return found(8, format!("eslint {}: {}", &c[2], &c[1]));
+        // a warning did not fail the run where an error is reported too
+        let warning = line.split_whitespace().nth(1) == Some("warning");
+        return found(if warning { 7 } else { 8 }, format!("eslint {}: {}", &c[2], &c[1]));
     }
     if let Some(c) = RUFF.captures(trimmed) {
         return found(8, format!("{}: {}", &c[1], &c[3]));
@@ -703,6 +899,15 @@ fn judge(line: &str) -> Option<Candidate> {
     if let Some(c) = TEST_FAIL.captures(trimmed) {
         return found(6, c[1].to_string());
     }
+    if let Some(test) = line.strip_prefix(BUN_FAIL) {
+        // the failed test's name, without its time
+        let test = test.trim_end();
+        let test = match test.rfind(" [") {
+            Some(cut) if test.ends_with("ms]") || test.ends_with("s]") => &test[..cut],
+            _ => test,
+        };
+        return found(6, format!("(fail) {test}"));
+    }
     if let Some(c) = PROGRAM_MESSAGE.captures(trimmed) {
         // `prog: message`; a message in another language still has the shape.
         return found(if says_something_failed(&c[2]) { 5 } else { 2 }, trimmed.to_string());
@@ -780,7 +985,8 @@ const BOILERPLATE: &[Boilerplate] = {
 };
 
 fn is_boilerplate(trimmed: &str) -> bool {
-    BOILERPLATE.iter().any(|b| match b {
+    // (a diagnostic's header is never boilerplate: biome's starts with `at <file>`)
+    !trimmed.contains("━━") && BOILERPLATE.iter().any(|b| match b {
         Boilerplate::Is(line) => trimmed == *line,
         Boilerplate::StartsWith(start) => trimmed.starts_with(start),
         Boilerplate::Shape(rule) => rule.is_match(trimmed),
@@ -792,8 +998,14 @@ fn is_boilerplate(trimmed: &str) -> bool {
 /// line after the loader's frames.
 fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
     let mut best: Option<(Candidate, usize)> = None;
+    // bun's test runner prints what its passing tests log among its
+    // failures: an `error: …` a test caught is not what failed
+    let bun_test = lines.iter().any(|l| l.starts_with(BUN_FAIL));
     for (at, line) in lines.iter().enumerate() {
         let Some(mut candidate) = judge(line) else { continue };
+        if bun_test && line.starts_with("error: ") && !bun_fails_after(&lines[at + 1..]) {
+            candidate.rank = candidate.rank.min(2);
+        }
         // a miette diagnostic's category is the header's last word
         if candidate.rank == 8 && candidate.text.starts_with("× ") {
             let category = lines[at.saturating_sub(3)..at]
@@ -804,6 +1016,19 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
                 Some(category) => format!("{category}: {}", &candidate.text[3..]),
                 None => candidate.text[3..].to_string(),
             };
+        }
+        // A miette diagnostic's severity is the mark of its message, on a
+        // line after its header: `×` an error, `!` a warning. A warning did
+        // not fail the run where an error is reported too.
+        if candidate.rank == 8 && MIETTE_HEADER.is_match(line) {
+            let mark = lines[at + 1..]
+                .iter()
+                .take(4)
+                .map(|l| l.trim_start())
+                .find(|l| l.starts_with("× ") || l.starts_with("! ") || l.starts_with("i "));
+            if mark.is_some_and(|m| m.starts_with("! ")) {
+                candidate.rank = 7;
+            }
         }
         // The message is on the next line.
         if candidate.text == "panicked" || candidate.text == "tap-error" {
@@ -825,6 +1050,26 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
         }
     }
     best.map(|(c, at)| (c.text, at, c.rank))
+}
+
+/// How bun's test runner marks a failed test: `(fail) suite > test [0.60ms]`.
+const BUN_FAIL: &str = "(fail) ";
+
+/// Whether the lines after a bun test output's `error: …` line end in a
+/// failed test's mark before another error, another test file's header or
+/// a cut in the output: then the error is that test's failure, else one a
+/// passing test logged.
+fn bun_fails_after(lines: &[&str]) -> bool {
+    for line in lines {
+        if line.starts_with(BUN_FAIL) {
+            return true;
+        }
+        let test_file = line.ends_with(':') && [".test.", ".spec.", "_test.", "_spec."].iter().any(|t| line.contains(t));
+        if line.starts_with("error: ") || line.starts_with("(pass) ") || test_file || line.contains(" characters truncated] ") {
+            return false;
+        }
+    }
+    false
 }
 
 /// errno names, as an error states them.
@@ -1320,6 +1565,103 @@ mod v3_tests {
     }
 
     #[test]
+    fn a_warning_is_not_what_failed_where_an_error_is_reported() {
+        let biome = "app/a.ts:18:11 lint/correctness/noUnusedVariables ━━━━━━━━━━━━━━━━━━━━\n\n  \
+                     ! This variable x is unused.\n\n    18 │   const x = 1;\n\n\
+                     app/b.ts:3:1 lint/style/useConst ━━━━━━━━━━━━━━━━━━━━\n\n  × This let declares a variable that is only assigned once.\n";
+        // (the rule is the diagnostic's identifier; its text masks it as a path)
+        assert_eq!(signature(biome).headline, "lint/style/useConst");
+        assert_eq!(signature(biome).identifier(IdKind::Code), Some("lint/style/useConst"));
+        // with warnings only (`--error-on-warnings`), the warning is what failed
+        let only = "$ biome check --error-on-warnings\n at src/p.tsx:61:2 lint/correctness/useExhaustiveDependencies  FIXABLE  ━━━━━━━━━━\n\n  \
+                    ! This hook specifies more dependencies than necessary: n.\n\ncheck ━━━━━━━━━━━━━━━━\n\n  \
+                    × Some warnings were emitted while running checks.\n\nerror: script \"lint\" exited with code 1";
+        let sig = signature(only);
+        assert_eq!(sig.identifier(IdKind::Code), Some("lint/correctness/useExhaustiveDependencies"));
+        assert!(sig.identified);
+        let eslint = "/w/a.js\n  1:7  warning  'y' is assigned a value but never used  no-unused-vars\n  \
+                      3:1  error  Missing semicolon  semi\n";
+        assert_eq!(signature(eslint).headline, "eslint semi: Missing semicolon");
+        assert_eq!(signature(eslint).identifier(IdKind::Code), Some("semi"));
+    }
+
+    #[test]
+    fn an_error_a_passing_bun_test_logged_is_not_what_failed() {
+        let logged = "$ bun test src/\nbun test v1.3.5 (1e86cebd)\n\nsrc/a/limiter.test.ts:\n\
+                      [ConcurrencyLimiter] Task 2 failed: 89 | throw new Error(\"Item 3 failed\");\n\
+                      error: Item 3 failed\n      at <anonymous> (/w/src/a/limiter.test.ts:89:16)\n\n\
+                      src/b/prompt.test.ts:\n";
+        let failed = "error: expect(received).toContain(expected)\n\nExpected to contain: \"x\"\n\
+                      Received: \"y\"\n\n      at <anonymous> (/w/src/b/prompt.test.ts:726:34)\n\
+                      (fail) prompt > routing > prefers generic updates [0.60ms]\n\n 12 pass\n 1 fail\n\
+                      Ran 13 tests across 2 files. [1026.00ms]\nerror: script \"test\" exited with code 1";
+        let whole = signature(&format!("Exit code 1\n{logged}{failed}"));
+        assert_eq!(whole.headline, "error: expect(received).toContain(expected)");
+        // the failed test's own error cut out of the output: its name
+        let cut = signature(&format!("Exit code 1\n{logged}\n... [19420 characters truncated] ...\n\n{}",
+                                     &failed[failed.find("      at").unwrap()..]));
+        assert_eq!(cut.headline, "(fail) prompt > routing > prefers generic updates");
+        assert!(cut.identified);
+    }
+
+    #[test]
+    fn one_error_through_any_wrapper_is_one_excerpt() {
+        let error = "/home/u/app/scripts/report.js:3\n  total(,\n        ^\n\nSyntaxError: Unexpected token ','\n    \
+                     at internalCompileFunction (node:internal/vm:76:18)\n\nNode.js v20.11.0";
+        let direct = format!("Exit code 1\n{error}");
+        let key = |text: &str| crate::text::normalize::normalize_error(&excerpt(text));
+        let through = [
+            // npm 10, npm 6
+            format!("Exit code 1\n\n> app@1.0.0 report\n> node scripts/report.js\n\n{error}\n\
+                     npm error Lifecycle script `report` failed with error:\nnpm error code 1\nnpm error path /home/u/app\n\
+                     npm error workspace app@1.0.0\nnpm error location /home/u/app\nnpm error command failed\n\
+                     npm error command sh -c node scripts/report.js"),
+            format!("Exit code 1\n\n> app@1.0.0 report /home/u/app\n> node scripts/report.js\n\n{error}\nnpm ERR! code ELIFECYCLE\n\
+                     npm ERR! errno 1\nnpm ERR! app@1.0.0 report: `node scripts/report.js`\nnpm ERR! Exit status 1\nnpm ERR! \n\
+                     npm ERR! Failed at the app@1.0.0 report script."),
+            // pnpm, yarn 1, bun
+            format!("Exit code 1\n\n> @acme/app@1.0.0 report /home/u/app\n> node scripts/report.js\n\n{error}\n \
+                     ELIFECYCLE  Command failed with exit code 1."),
+            format!("Exit code 1\nyarn run v1.22.19\n$ node scripts/report.js\n{error}\nerror Command failed with exit code 1.\n\
+                     info Visit https://yarnpkg.com/en/docs/cli/run for documentation about this command."),
+            format!("Exit code 1\n$ node scripts/report.js\n{error}\nerror: script \"report\" exited with code 1"),
+            // make (which echoes the recipe and exits 2), just, go-task, mise, cargo-make, poe
+            format!("Exit code 2\nnode scripts/report.js\n{error}\nmake: *** [Makefile:4: report] Error 1"),
+            format!("Exit code 1\nnode scripts/report.js\n{error}\nerror: Recipe `report` failed on line 5 with exit code 1"),
+            format!("Exit code 201\ntask: [report] node scripts/report.js\n{error}\n\
+                     task: Failed to run task \"report\": exit status 1"),
+            format!("Exit code 1\n[report] $ node scripts/report.js\n{error}\n[report] ERROR task failed"),
+            format!("Exit code 1\n[cargo-make] INFO - cargo make 0.37.0\n[cargo-make] INFO - Running Task: report\n{error}\n\
+                     [cargo-make] ERROR - Error while executing command, exit code: 1\n[cargo-make] WARN - Build Failed."),
+            format!("Exit code 1\nPoe => node scripts/report.js\n{error}"),
+            // nx; turbo, which puts the task before every line
+            format!("Exit code 1\n\n> nx run app:report\n\n> node scripts/report.js\n\n{error}\n\n\
+                     ————————————————————————————————————————\n\n >  NX   Ran target report for project app (1s)\n\n\
+                     \x20   ✖    1/1 failed\n    ✔    0/1 succeeded [0 read from cache]"),
+            format!("Exit code 1\n• Packages in scope: app\n• Running report in 1 packages\n• Remote caching disabled\n\
+                     app:report: cache miss, executing 5d4e8b2a91c3f7e0\n{}\n\
+                     app:report: ERROR: command finished with error: command (/home/u/app) npm run report exited (1)\n\
+                     app#report: command (/home/u/app) npm run report exited (1)\n\n Tasks:    0 successful, 1 total\n\
+                     Cached:    0 cached, 1 total\n  Time:    412ms \nFailed:    app#report\n\n ERROR  run failed: command  exited (1)",
+                    format!("\n> app@1.0.0 report\n> node scripts/report.js\n\n{error}")
+                        .lines()
+                        .map(|l| format!("app:report: {l}"))
+                        .collect::<Vec<_>>()
+                        .join("\n")),
+        ];
+        for text in &through {
+            assert_eq!(key(text), key(&direct), "{text}");
+            assert_eq!(signature(text).text, signature(&direct).text, "{text}");
+            assert_eq!(signature(text).headline, "SyntaxError: Unexpected token ','");
+        }
+        // colours are not part of it; a tool's own `$ ` line inside its output stays
+        assert_eq!(key(&format!("Exit code 1\n\x1b[31m{error}\x1b[0m")), key(&direct));
+        assert_eq!(own_output("Exit code 1"), "Exit code 1");
+        assert_eq!(own_output("Exit code 2\nmake: *** No rule to make target 'x'.  Stop."),
+                   "make: *** No rule to make target 'x'.  Stop.");
+    }
+
+    #[test]
     fn a_test_runners_header_is_not_its_errors_excerpt() {
         let header = "============================= test session starts ==============================\n\
                       platform darwin -- Python 3.12.7, pytest-8.4.0, pluggy-1.6.0\nrootdir: /w\nconfigfile: pyproject.toml\n\
@@ -1330,12 +1672,13 @@ mod v3_tests {
         assert!(excerpt(&a).starts_with("=== FAILURES") || excerpt(&a).contains("KeyError: 'session_id'"));
         assert!(!excerpt(&a).contains("test session starts"));
         assert_ne!(
-            crate::text::normalize::normalize_error(excerpt(&a)),
-            crate::text::normalize::normalize_error(excerpt(&b))
+            crate::text::normalize::normalize_error(&excerpt(&a)),
+            crate::text::normalize::normalize_error(&excerpt(&b))
         );
-        // an error that says what it is at once is its own excerpt
+        // an error that says what it is at once is its own excerpt (without
+        // the harness's exit code)
         let short = "Exit code 1\nModuleNotFoundError: No module named 'yaml'";
-        assert_eq!(excerpt(short), short);
+        assert_eq!(excerpt(short), "ModuleNotFoundError: No module named 'yaml'");
     }
 
     #[test]
