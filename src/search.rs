@@ -145,6 +145,7 @@ pub fn best_match(db: Connection, statements: &mut StatementCache, query: &str, 
         sig,
         key: legacy_key(query),
         normalized: crate::text::normalize::normalize_error(query),
+        files: crate::text::paths_in_text::path_names(query),
         asking: asking.clone(),
     };
     stages
@@ -189,6 +190,8 @@ struct Query {
     key: String,
     /// normalize_error() of the query, which a raw error's row has as key.
     normalized: String,
+    /// The file names the query's error names (`path_names`).
+    files: Vec<String>,
     asking: Asking,
 }
 
@@ -214,7 +217,7 @@ fn exact_match(
         column_ids(stmt)
     })?;
     Ok(choose(
-        &query.sig,
+        query,
         candidates(db, statements, &ids, &query.asking)?,
         Stage::Exact,
         None,
@@ -239,7 +242,7 @@ fn prefix_match(
         column_ids(stmt)
     })?;
     Ok(choose(
-        &query.sig,
+        query,
         candidates(db, statements, &ids, &query.asking)?,
         Stage::Prefix,
         None,
@@ -319,7 +322,7 @@ fn vector_match(
         if !vector_accepts(&thresholds, distance, &sig.text, &text) {
             break;
         }
-        if let Some(hit) = choose(sig, candidates(db, statements, &[id], &query.asking)?, Stage::Vector, Some(distance)) {
+        if let Some(hit) = choose(query, candidates(db, statements, &[id], &query.asking)?, Stage::Vector, Some(distance)) {
             return Ok(Some(hit));
         }
     }
@@ -395,10 +398,10 @@ fn candidates(
 /// one kind, a first value of another kind); then the closest original
 /// error, then the one rule's order (tellable). The next best is the best
 /// of another content.
-fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance: Option<f64>) -> Option<Hit> {
+fn choose(query: &Query, candidates: Vec<Candidate>, stage: Stage, distance: Option<f64>) -> Option<Hit> {
     // Identifiers and values are compared on the identifying lines alone,
     // the same way on both sides.
-    let query_line = signature(&query.headline);
+    let query_line = signature(&query.sig.headline);
     let mut kept: Vec<(u8, Candidate)> = candidates
         .into_iter()
         .filter_map(|c| {
@@ -415,6 +418,9 @@ fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance:
             // the fix's steps on it, name nothing here (`mkdir -p out` for
             // an ENOENT on `data/in.csv`).
             if c.elsewhere.is_some() && closeness < 2 && original.values.iter().any(|v| names_a_path(v)) {
+                return None;
+            }
+            if edits_another_errors_file(&c, &query.files) {
                 return None;
             }
             Some((closeness, c))
@@ -445,6 +451,37 @@ fn choose(query: &Signature, candidates: Vec<Candidate>, stage: Stage, distance:
         other_uid,
         elsewhere: best.elsewhere,
     })
+}
+
+/// Whether `c`'s fix is an edit of the file its own error was in, told
+/// for an error in other files (`files`, the names the query's error
+/// names): one lint or type error fixed in `a.ts` by changing `a.ts` says
+/// nothing of what to change in `b.ts`, however alike the two messages.
+/// Every file the fix changed must be one its original error named (a fix
+/// that also changed a config file may hold for every file), and none one
+/// that this error names.
+fn edits_another_errors_file(c: &Candidate, files: &[String]) -> bool {
+    if files.is_empty() {
+        return false;
+    }
+    let resolution = c.row.get(4).and_then(Value::as_text).unwrap_or("");
+    let Ok(serde_json::Value::Object(fix)) = serde_json::from_str::<serde_json::Value>(resolution) else {
+        return false;
+    };
+    let edited: Vec<&str> = fix
+        .get("edits")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.get("file").and_then(serde_json::Value::as_str))
+        .map(crate::text::paths_in_text::path_basename)
+        .collect();
+    if edited.is_empty() {
+        return false;
+    }
+    let original_error = c.row.get(3).and_then(Value::as_text).unwrap_or("");
+    let original = crate::text::paths_in_text::path_names(&format!("{original_error}\n{}", c.headline));
+    edited.iter().all(|f| original.iter().any(|o| o == f)) && !edited.iter().any(|f| files.iter().any(|q| q == f))
 }
 
 /// Whether a masked value is a path or a file name (`out/report.txt`,

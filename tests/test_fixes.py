@@ -52,9 +52,13 @@ def test_fixes_name_what_was_done_and_keep_no_secret(tmp_path):
     # the decisive step first, then the command that worked
     assert "- 해결 방법:\n  실행: pip install pyyaml\n  그다음: python3 app.py\n" in python
     assert "실행: ls" not in python  # looking around is not part of the fix
-    node = run(home, "s2", "Bash", {"command": "node src/main.js"},
-               NODE_ERROR.replace("./util'", "./helpers'").replace("index.js", "main.js"))
-    # paths relative to the project (the sessions' cwd, /work/shop)
+    # an edit of index.js says nothing of what to change in main.js
+    other_file = run(home, "s2", "Bash", {"command": "node src/main.js"},
+                     NODE_ERROR.replace("./util'", "./helpers'").replace("index.js", "main.js"))
+    assert other_file is None, other_file
+    # the same error in the same file gets it, paths relative to the
+    # project (the sessions' cwd, /work/shop)
+    node = run(home, "s2", "Bash", {"command": "node src/index.js"}, NODE_ERROR)
     assert "  수정 src/index.js: \"const util = require('./util');" in node
     assert "\"const util = require('./utils');" in node
     assert SECRET not in node and "[REDACTED]" in node

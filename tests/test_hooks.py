@@ -52,8 +52,8 @@ def test_an_error_then_success_is_learned_once_and_advised_later(home):
     snapshot("hook-post-tool-use-failure-advice", context(again, "PostToolUseFailure"))
     # The same error with other values is a similar one, said so.
     similar = hook(home, "PostToolUseFailure",
-                   payload("s3", "Bash", {"command": "node main.js"},
-                           "Error: Cannot find module '/srv/x/lib.js'\nRequire stack:\n- /srv/x/main.js",
+                   payload("s3", "Bash", {"command": "node src/index.js"},
+                           "Error: Cannot find module '/work/app/src/helpers.js'\nRequire stack:\n- /work/app/src/index.js",
                            "PostToolUseFailure"))
     snapshot("hook-failure-advice-similar", context(similar, "PostToolUseFailure"))
     assert db_rows(home, "SELECT use_count FROM error_kb") == [(3,)]  # each hit, counted once
@@ -422,8 +422,8 @@ def test_the_same_scripts_run_through_the_sqlite3_shell(home):
     import subprocess
     from conftest import DIST, ROOT, SQL
     learn_missing_module(home)
-    body = payload("s3", "Bash", {"command": "node x.js"},
-                   "Error: Cannot find module '/q/r.js'\nRequire stack:\n- /q/x.js", "PostToolUseFailure")
+    body = payload("s3", "Bash", {"command": "node src/index.js"},
+                   "Error: Cannot find module '/work/app/src/helpers.js'\nRequire stack:\n- /work/app/src/index.js", "PostToolUseFailure")
     env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "ERRKB_EXTENSION": str(DIST / "errkb"), "ERRKB_SQL_DIR": str(SQL),
            "ERRKB_LANGUAGE": "ko", "TMPDIR": str(home / "tmp")}
     (home / "tmp").mkdir()
