@@ -232,7 +232,8 @@ def test_a_failed_command_a_patch_and_the_retry(session):
     assert [(t, d["tool"], d["toolUseId"], d["agent"]) for t, d in stored] == [
         ("tool_error", "Bash", "s_1", "codex"), ("tool_use", "Edit", "s_2", "codex"),
         ("tool_use", "Write", "s_2:2", "codex"), ("tool_use", "Bash", "s_3", "codex")]
-    assert stored[0][1]["errorRaw"].startswith("Exit code 1\nTraceback")
+    # the tool's own output: the harness's exit code is no part of an error
+    assert stored[0][1]["errorRaw"].startswith("Traceback (most recent call last)")
     assert stored[0][1]["turnId"] == "019a0000-turn"
     # the folder it ran in, as Claude Code would have written it
     assert stored[3][1]["meta"]["line"] == "cd sub && python3 report.py"
