@@ -117,6 +117,7 @@ loghub-fixture:
 eval: loadable model
 	python3 scripts/eval.py --write docs/EVAL.md
 	python3 scripts/learning_eval.py --write docs/EVAL.md
+	python3 scripts/replay_eval.py --write docs/EVAL.md
 
 calibrate: loadable model
 	python3 scripts/eval.py --calibrate models/all-MiniLM-L6-v2-int8.thresholds.json

@@ -30,7 +30,7 @@ use std::ffi::c_int;
 
 use crate::sqlite::ffi::{Connection, Statement, StatementCache, Value};
 use crate::sqlite::table_function::TableFunction;
-use crate::text::signature::{signature, value_kind, IdKind, Signature, ValueKind};
+use crate::text::signature::{signature, Signature};
 
 /// How many leading characters (code points) of the signature a prefix
 /// match must share.
@@ -423,18 +423,6 @@ fn choose(query: &Query, candidates: Vec<Candidate>, stage: Stage, distance: Opt
             if edits_another_errors_file(&c, &query.files) {
                 return None;
             }
-            // A message that says nothing but its values (`KeyError: <V>`,
-            // `AssertionError: assert <V> in <V>`) is that problem only
-            // with those values, or values of one telling kind (two
-            // environment variables' names): every failed `assert x in y`
-            // of a test suite has one key.
-            let telling_kinds = closeness == 1
-                && original.values.iter().any(|v| value_kind(v) != ValueKind::Other);
-            // (an assertion's headline keeps no values: `assert <V> in <V>`)
-            let same_values = closeness == 2 && !c.headline.contains("<V>");
-            if !same_values && !telling_kinds && !says_what_went_wrong(&original) {
-                return None;
-            }
             Some((closeness, c))
         })
         .collect();
@@ -494,32 +482,6 @@ fn edits_another_errors_file(c: &Candidate, files: &[String]) -> bool {
     let original_error = c.row.get(3).and_then(Value::as_text).unwrap_or("");
     let original = crate::text::paths_in_text::path_names(&format!("{original_error}\n{}", c.headline));
     edited.iter().all(|f| original.iter().any(|o| o == f)) && !edited.iter().any(|f| files.iter().any(|q| q == f))
-}
-
-/// Whether a signature's words, besides its masked values and its
-/// identifiers (an exception's class, a program's name), say what went
-/// wrong: at least two words of three or more letters. A code (`TS2322`,
-/// `E0425`) says it alone.
-fn says_what_went_wrong(sig: &Signature) -> bool {
-    if sig.identifier(IdKind::Code).is_some() || sig.identifier(IdKind::Errno).is_some() {
-        return true;
-    }
-    let named: Vec<&str> = sig.identifiers.iter().map(|i| i.value.as_str()).collect();
-    let mut inside_placeholder = false;
-    let words = sig
-        .text
-        .split(|c: char| {
-            // (a placeholder `<STR>` is no word)
-            match c {
-                '<' => inside_placeholder = true,
-                '>' => inside_placeholder = false,
-                _ => {}
-            }
-            !c.is_alphabetic() || inside_placeholder
-        })
-        .filter(|w| w.chars().count() >= 3 && !named.contains(w))
-        .count();
-    words >= 2
 }
 
 /// Whether a masked value is a path or a file name (`out/report.txt`,
@@ -582,17 +544,6 @@ impl TableFunction for KbSearch {
 mod tests {
     use super::*;
     use crate::embedding::embed::Thresholds;
-
-    #[test]
-    fn a_message_of_values_alone_does_not_say_what_went_wrong() {
-        let says = |text: &str| says_what_went_wrong(&signature(text));
-        assert!(!says("AssertionError: assert 'total' in 'subtotal: 3'"));
-        assert!(!says("KeyError: 'user_id'"));
-        assert!(says("Error: Cannot find module './util'"));
-        assert!(says("ZeroDivisionError: division by zero"));
-        assert!(says("src/a.ts(3,1): error TS2322: Type 'string' is not assignable to type 'number'."));
-        assert!(says("cat: x.txt: No such file or directory"));
-    }
 
     #[test]
     fn vector_thresholds_on_both_sides() {
