@@ -126,7 +126,13 @@ pub struct Asking {
 /// (no table yet, no model) is passed over like a stage that misses. With
 /// `ERRKB_TRACE` set, each stage's outcome is written to stderr, to answer
 /// "why did this not match?".
-pub fn best_match(db: Connection, statements: &mut StatementCache, query: &str, asking: &Asking) -> Option<Hit> {
+pub fn best_match(
+    db: Connection,
+    statements: &mut StatementCache,
+    query: &str,
+    asking: &Asking,
+    text_only: bool,
+) -> Option<Hit> {
     let trace = std::env::var_os("ERRKB_TRACE").is_some();
     let english = crate::text::catalog::translate_with(db, statements, query).unwrap_or_else(|_| query.to_string());
     let sig = signature(&english);
@@ -150,6 +156,7 @@ pub fn best_match(db: Connection, statements: &mut StatementCache, query: &str, 
     };
     stages
         .iter()
+        .filter(|(stage, _)| !(text_only && *stage == Stage::Vector))
         .find_map(|(stage, run)| match run(db, statements, &query) {
             Ok(hit) => {
                 if trace {
@@ -499,9 +506,9 @@ impl TableFunction for KbSearch {
     const SCHEMA: &'static str = "CREATE TABLE x(id, ts, error_normalized, error_raw, resolution, \
          resolved_by, tool_sequence, use_count, last_used, stage, distance, fix_id, headline, other_fixes, \
          fix_uid, origin, other_fix, other_origin, other_uid, elsewhere, query HIDDEN, session_id HIDDEN, \
-         agent_id HIDDEN, project HIDDEN)";
+         agent_id HIDDEN, project HIDDEN, text_only HIDDEN)";
     const COLUMNS: c_int = 20;
-    const ARGUMENTS: c_int = 4;
+    const ARGUMENTS: c_int = 5;
     const REQUIRED: c_int = 0;
     const NEVER_RAISES: bool = true;
 
@@ -519,7 +526,10 @@ impl TableFunction for KbSearch {
             agent_id: text(2),
             project: text(3),
         };
-        let Some(hit) = best_match(db, statements, &String::from_utf8_lossy(query), &asking) else {
+        // text_only: the exact and prefix stages alone (no model is
+        // loaded), for a hook that may not spend the vector stage's time
+        let text_only = text(4).is_some_and(|t| !matches!(t.trim(), "" | "0"));
+        let Some(hit) = best_match(db, statements, &String::from_utf8_lossy(query), &asking, text_only) else {
             return Ok(Vec::new());
         };
         let mut row = hit.row;

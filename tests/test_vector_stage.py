@@ -126,6 +126,18 @@ def test_text_stages_win_before_any_vector(kb, q):
     assert search(kb)[0] == "exact"
 
 
+def test_text_only_leaves_the_vector_stage_out(kb, q):
+    """kb_search's fifth argument, text_only (a subagent's briefing): a
+    match by meaning alone is not taken, a match by text is."""
+    store(kb, [("near", "fix", at_distance(q, 0.1, seed=2))])
+    assert search(kb)[0] == "vector"
+    ask = f"SELECT count(*) FROM kb_search('{QUERY}', NULL, NULL, NULL, 1)"
+    assert sqlite(kb, ask, env=ORIGINAL_ENV).stdout.strip() == "0"
+    store(kb, [(QUERY, "exact fix", at_distance(q, 0.9, seed=3))])
+    ask = f"SELECT stage FROM kb_search('{QUERY}', NULL, NULL, NULL, 1)"
+    assert sqlite(kb, ask, env=ORIGINAL_ENV).stdout.strip() == "exact"
+
+
 def test_two_passes_on_bit_vectors_answer_as_the_exact_search(kb):
     """Once the embedding job has made the bits, the vector stage reads
     them first and the exact distance of the nearest few; its answers are

@@ -41,14 +41,15 @@ GROUP BY coalesce(data ->> '$.signature', data ->> '$.error');
 
 -- Each with the fix the one rule lets this subagent be told first: for
 -- the current error, the best fix of the same or a similar error
--- (kb_search, as the failure advice would find it); for the others, their
--- own entry's (tellable).
+-- (kb_search's text stages, as the failure advice would find it by its
+-- signature: a briefing loads no model); for the others, their own
+-- entry's (tellable).
 CREATE TEMP TABLE briefing (headline, tool, fix_uid, resolution, origin, elsewhere, similar, ts, current);
 INSERT INTO temp.briefing
 SELECT project_relative(r.headline, p.cwd), r.tool, h.fix_uid, h.resolution, h.origin, h.elsewhere,
        project_relative(nullif(h.headline, ''), p.cwd), r.ts, 1
 FROM temp.recent AS r CROSS JOIN temp.payload AS p
-LEFT JOIN kb_search(coalesce(r.error_raw, r.headline), p.session_id, p.agent_id, p.project) AS h
+LEFT JOIN kb_search(coalesce(r.error_raw, r.headline), p.session_id, p.agent_id, p.project, 1) AS h
 WHERE r.current;
 INSERT INTO temp.briefing
 SELECT project_relative(r.headline, p.cwd), r.tool, t.uid, t.resolution, t.origin, t.elsewhere, NULL, r.ts, 0
