@@ -1,7 +1,8 @@
 -- SubagentStart: give a code-writing subagent the error the main agent is
 -- in the middle of and this project's recent errors (with the fixes it may
--- be told), and the cached project rules. Text lookups, but for the
--- current error, searched as the failure advice searches.
+-- be told), and the cached project rules. Text lookups only: the current
+-- error's fix is the one the failure advice found for it, when the one
+-- rule lets this subagent be told it.
 -- :stdin  Claude Code's payload: session_id, cwd, agent_id, agent_type, ...
 -- Prints the hook's JSON answer when there is something to say.
 --
@@ -18,10 +19,11 @@ UPDATE temp.payload SET project = project_identity(cwd);
 -- middle of (its latest error in this session, among its last 5 steps,
 -- not fixed yet), then this project's recent errors (its last 30 in this
 -- folder: idx_events_project_errors), one per signature.
-CREATE TEMP TABLE recent (signature, headline, error_raw, error, tool, ts, current);
+CREATE TEMP TABLE recent (signature, headline, error_raw, error, tool, ts, current, tool_use_id);
 INSERT INTO temp.recent
 SELECT coalesce(e.data ->> '$.signature', e.data ->> '$.error'), coalesce(nullif(e.data ->> '$.headline', ''),
-       e.data ->> '$.error'), e.data ->> '$.errorRaw', e.data ->> '$.error', e.data ->> '$.tool', e.ts, 1
+       e.data ->> '$.error'), e.data ->> '$.errorRaw', e.data ->> '$.error', e.data ->> '$.tool', e.ts, 1,
+       e.data ->> '$.toolUseId'
 FROM temp.payload AS p
 CROSS JOIN (SELECT x.id, x.type, x.data, x.ts FROM main.events AS x, temp.payload AS q
             WHERE x.session_id = q.session_id AND x.type IN ('tool_error', 'tool_use')
@@ -32,7 +34,8 @@ ORDER BY e.ts DESC, e.id DESC
 LIMIT 1;
 INSERT INTO temp.recent
 SELECT coalesce(data ->> '$.signature', data ->> '$.error'), max(coalesce(nullif(data ->> '$.headline', ''),
-       data ->> '$.error')), max(data ->> '$.errorRaw'), max(data ->> '$.error'), max(data ->> '$.tool'), max(ts), 0
+       data ->> '$.error')), max(data ->> '$.errorRaw'), max(data ->> '$.error'), max(data ->> '$.tool'), max(ts), 0,
+       NULL
 FROM (SELECT data, ts FROM main.events
       WHERE project_path = (SELECT cwd FROM temp.payload) AND type = 'tool_error'
       ORDER BY ts DESC, id DESC LIMIT 30)
@@ -40,17 +43,22 @@ WHERE coalesce(data ->> '$.signature', data ->> '$.error') NOT IN (SELECT signat
 GROUP BY coalesce(data ->> '$.signature', data ->> '$.error');
 
 -- Each with the fix the one rule lets this subagent be told first: for
--- the current error, the best fix of the same or a similar error
--- (kb_search's text stages, as the failure advice would find it by its
--- signature: a briefing loads no model); for the others, their own
+-- the current error, the fix the failure advice told the main agent
+-- moments ago (the same or a similar error's: its 'advice' event names
+-- the entry and the fix), else its own entry's; for the others, their own
 -- entry's (tellable).
 CREATE TEMP TABLE briefing (headline, tool, fix_uid, resolution, origin, elsewhere, similar, ts, current);
 INSERT INTO temp.briefing
-SELECT project_relative(r.headline, p.cwd), r.tool, h.fix_uid, h.resolution, h.origin, h.elsewhere,
-       project_relative(nullif(h.headline, ''), p.cwd), r.ts, 1
+SELECT project_relative(r.headline, p.cwd), r.tool, t.uid, t.resolution, t.origin, t.elsewhere,
+       project_relative(nullif(t.headline, ''), p.cwd), r.ts, 1
 FROM temp.recent AS r CROSS JOIN temp.payload AS p
-LEFT JOIN kb_search(coalesce(r.error_raw, r.headline), p.session_id, p.agent_id, p.project, 1) AS h
-WHERE r.current;
+LEFT JOIN main.events AS a ON a.session_id = p.session_id AND a.type = 'advice'
+  AND a.data ->> '$.kind' = 'failure' AND a.data ->> '$.toolUseId' = r.tool_use_id
+LEFT JOIN main.error_kb AS kb ON kb.error_normalized = r.error
+LEFT JOIN tellable(coalesce(a.data ->> '$.errorKbId', kb.id), p.session_id, p.agent_id, p.project) AS t
+WHERE r.current
+ORDER BY t.fix_id IS a.data ->> '$.fixId' DESC, t.rank
+LIMIT 1;
 INSERT INTO temp.briefing
 SELECT project_relative(r.headline, p.cwd), r.tool, t.uid, t.resolution, t.origin, t.elsewhere, NULL, r.ts, 0
 FROM temp.recent AS r CROSS JOIN temp.payload AS p
