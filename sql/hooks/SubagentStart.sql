@@ -59,11 +59,18 @@ LEFT JOIN tellable(coalesce(a.data ->> '$.errorKbId', kb.id), p.session_id, p.ag
 WHERE r.current
 ORDER BY t.fix_id IS a.data ->> '$.fixId' DESC, t.rank
 LIMIT 1;
+-- (one tellable for all their entries, each entry's best fix its first:
+-- what was told and applied in this session is read once)
 INSERT INTO temp.briefing
 SELECT project_relative(r.headline, p.cwd), r.tool, t.uid, t.resolution, t.origin, t.elsewhere, NULL, r.ts, 0
 FROM temp.recent AS r CROSS JOIN temp.payload AS p
 LEFT JOIN main.error_kb AS kb ON kb.error_normalized = r.error
-LEFT JOIN tellable(kb.id, p.session_id, p.agent_id, p.project) AS t ON t.rank = 1
+LEFT JOIN (SELECT error_kb_id, uid, resolution, origin, elsewhere, min(rank)
+           FROM tellable((SELECT json_group_array(k.id) FROM temp.recent AS o
+                          JOIN main.error_kb AS k ON k.error_normalized = o.error WHERE NOT o.current),
+                         (SELECT session_id FROM temp.payload), (SELECT agent_id FROM temp.payload),
+                         (SELECT project FROM temp.payload))
+           GROUP BY error_kb_id) AS t ON t.error_kb_id = kb.id
 WHERE NOT r.current;
 
 -- Up to 3 claude_md rules from the newest analysis (this project's or a

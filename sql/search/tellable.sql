@@ -36,7 +36,7 @@ WITH fix AS (
     AND NOT EXISTS (SELECT 1 FROM main.fixes AS f WHERE f.error_kb_id = kb.id)
 ),
 -- what this agent was told in this session (the fixes' uids, and their content)
-told AS (
+told AS MATERIALIZED (
   SELECT t.value AS uid, tf.fix_key
   FROM main.events AS e, json_each(e.data, '$.fixes') AS t
   LEFT JOIN main.fixes AS tf ON tf.uid = t.value
@@ -45,7 +45,7 @@ told AS (
 ),
 -- what this agent applied itself in this session: the fixes learned from
 -- its errors
-applied AS (
+applied AS MATERIALIZED (
   SELECT lf.id AS fix_id, lf.fix_key
   FROM main.events AS e
   JOIN main.learned_errors AS l ON l.event_id = e.id
