@@ -144,6 +144,22 @@ def case_checks_probes_and_this_codes_own_logic(s):
             ("npm test", "npm test")]
 
 
+def case_a_look_at_what_is_not_there_yet_is_no_error(s):
+    # a look ahead: the file, the folder are made next, then looked at again
+    s.call("Read", {"file_path": f"{HOME_CWD}/NOTES.md"},
+           "File does not exist. Note: your current working directory is /Users/alice/work/shop.", True)
+    s.call("Write", {"file_path": f"{HOME_CWD}/NOTES.md", "content": "# notes"}, "File created")
+    s.call("Read", {"file_path": f"{HOME_CWD}/NOTES.md"}, "# notes")
+    s.bash("ls .codex", error="Exit code 2\nls: cannot access '.codex': No such file or directory")
+    s.bash("mkdir -p .codex", "")
+    s.bash("ls .codex", "")
+    # a missing program is an error, though the command only looks
+    s.bash("tree src", error="Exit code 127\n/bin/bash: line 1: tree: command not found")
+    s.bash("brew install tree", "installed")
+    s.bash("tree src", "src\n└── a.py")
+    return [("tree src", "tree src")]
+
+
 def case_work_in_another_folder_is_not_the_fix(s):
     s.bash("cd /Users/alice/work/blog && git commit -m 'add notes'",
            error="Exit code 128\nfatal: not a git repository (or any of the parent directories): .git")

@@ -705,6 +705,31 @@ fn shows_error(output: &str, error: &Step) -> bool {
 /// within HORIZON steps of it, or of the last failure of the same
 /// operation between them, each failure of that chain within HORIZON of
 /// the one before.
+/// What a look says when what it looked at is not there: a file, a
+/// folder, a path (the Read tool's, the shells', PowerShell's). A missing
+/// program (`command not found`) is not among them: that is an error.
+const NOT_THERE: &[&str] = &[
+    "No such file or directory",
+    "does not exist",
+    "Cannot find path",
+    "cannot access",
+    "ENOENT",
+];
+
+/// Whether `error` is a look (a Read, a listing, a printing, a search)
+/// that found nothing where it looked.
+fn looked_for_what_was_not_there(error: &Step) -> bool {
+    let look = match error.tool() {
+        "Read" | "LS" | "Glob" => true,
+        "Bash" => error.command().is_some_and(|c| c.inspection),
+        _ => false,
+    };
+    look && error
+        .error_raw
+        .as_deref()
+        .is_some_and(|raw| NOT_THERE.iter().any(|words| raw.contains(words)))
+}
+
 fn within_horizon(stream: &[Step], at: usize, current: usize) -> bool {
     let error = &stream[at];
     let mut last = at;
@@ -776,6 +801,12 @@ pub fn resolutions_with(
         // the code was before them, not that the error is fixed (unless the
         // error was git's own, about those changes)
         if relation == Relation::SameOperation && !is_git(error) && runs_stashed(between, success) {
+            continue;
+        }
+        // a look at something that was not there yet, looked at again once
+        // it was made: the look found out, and the making is the work it
+        // looked ahead to, not a fix of an error
+        if relation == Relation::SameOperation && looked_for_what_was_not_there(error) {
             continue;
         }
         if !unlearned(error) {
