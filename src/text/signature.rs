@@ -176,6 +176,7 @@ pub fn signature(text: &str) -> Signature {
 }
 
 fn compute(text: &str) -> Signature {
+    let failed = text.trim_start().lines().next().is_some_and(|l| EXIT_CODE.is_match(l.trim_end_matches('\r')));
     // Colours and cursor moves (ANSI escapes) are not part of a message, nor
     // what a wrapper printed around it.
     let plain = own_output(text);
@@ -213,7 +214,11 @@ fn compute(text: &str) -> Signature {
     // a tool that says how to go on (`hint: Use -f if you really want to
     // add them.`) has said what went wrong
     let hinted = lines.iter().any(|l| l.trim_start().starts_with("hint: "));
-    let identified = rank >= RANK_SAYS_WHAT_FAILED || !identifiers.is_empty() || hinted;
+    // a command that failed (the harness said its exit code) and said one
+    // sentence: that sentence is its error (`none of the git remotes …
+    // point to a known GitHub host`)
+    let one_sentence = lines.len() == 1 && headline.split_whitespace().filter(|w| w.chars().any(char::is_alphabetic)).count() >= 4;
+    let identified = rank >= RANK_SAYS_WHAT_FAILED || !identifiers.is_empty() || hinted || failed && one_sentence;
     Signature {
         text,
         identifiers,
@@ -1703,6 +1708,18 @@ mod v3_tests {
         assert!(ignored.identified);
         let eval = signature("Exit code 1\n(eval):1: bad substitution");
         assert_eq!(eval.text, "(eval): bad substitution");
+    }
+
+    #[test]
+    fn a_failed_commands_one_sentence_is_its_error() {
+        let gh = "none of the git remotes configured for this repository point to a known GitHub host. \
+                  To tell gh about a new GitHub host, please use `gh auth login`";
+        assert!(signature(&format!("Exit code 1\n{gh}")).identified);
+        // not without the exit code (a success's output), nor a word or two,
+        // nor one line of many
+        assert!(!signature(gh).identified);
+        assert!(!signature("Exit code 1\n0 matches").identified);
+        assert!(!signature(&format!("Exit code 1\n{gh}\nsecond line of output here")).identified);
     }
 
     use super::*;
