@@ -79,7 +79,12 @@ impl TableFunction for Tellable {
             stmt.bind_optional_text(2, argument(1))?;
             stmt.bind_optional_text(3, argument(2))?;
             stmt.bind_optional_text(4, argument(3))?;
-            all_rows(stmt, TELLABLE_COLUMNS)
+            // the query's columns but the last, `rank`: its row's place
+            let mut rows = all_rows(stmt, TELLABLE_COLUMNS - 1)?;
+            for (place, row) in rows.iter_mut().enumerate() {
+                row.push(Value::Integer(place as i64 + 1));
+            }
+            Ok(rows)
         })
     }
 }
