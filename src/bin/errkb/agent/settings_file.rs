@@ -132,3 +132,24 @@ pub fn hook_groups<'a>(
     }
     groups
 }
+
+/// `settings` (made an object if it is not one) with `groups` added after
+/// the hook groups each event already has.
+pub fn with_hook_groups(mut settings: Value, groups: serde_json::Map<String, Value>) -> Value {
+    if !settings.is_object() {
+        settings = json!({});
+    }
+    let root = settings.as_object_mut().expect("an object");
+    let hooks = root.entry("hooks").or_insert_with(|| json!({}));
+    if !hooks.is_object() {
+        *hooks = json!({});
+    }
+    let hooks = hooks.as_object_mut().expect("an object");
+    for (event, added) in groups {
+        let existing = hooks.entry(event).or_insert_with(|| json!([]));
+        if let (Some(existing), Value::Array(added)) = (existing.as_array_mut(), added) {
+            existing.extend(added);
+        }
+    }
+    settings
+}

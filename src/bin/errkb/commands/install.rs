@@ -112,23 +112,7 @@ fn with_errkb(settings: Value) -> Value {
     if plugin_enabled(&settings) {
         return without_errkb(settings);
     }
-    let mut settings = without_errkb(settings);
-    if !settings.is_object() {
-        settings = Value::Object(Map::new());
-    }
-    let root = settings.as_object_mut().expect("an object");
-    let hooks = root.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
-    if !hooks.is_object() {
-        *hooks = Value::Object(Map::new());
-    }
-    let hooks = hooks.as_object_mut().expect("an object");
-    for (event, groups_of_errkb) in hook_groups(hook_command) {
-        let groups = hooks.entry(event).or_insert_with(|| json!([]));
-        if let (Some(groups), Value::Array(new)) = (groups.as_array_mut(), groups_of_errkb) {
-            groups.extend(new);
-        }
-    }
-    settings
+    settings_file::with_hook_groups(without_errkb(settings), hook_groups(hook_command))
 }
 
 /// The files install puts in place: (source, destination, is a user-editable script).

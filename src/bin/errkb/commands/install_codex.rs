@@ -85,23 +85,7 @@ fn without_errkb(settings: Value) -> Value {
 }
 
 fn with_errkb(settings: Value) -> Value {
-    let mut settings = without_errkb(settings);
-    if !settings.is_object() {
-        settings = json!({});
-    }
-    let root = settings.as_object_mut().expect("an object");
-    let hooks = root.entry("hooks").or_insert_with(|| json!({}));
-    if !hooks.is_object() {
-        *hooks = json!({});
-    }
-    let hooks = hooks.as_object_mut().expect("an object");
-    for (event, groups_of_errkb) in hook_groups(hook_command) {
-        let groups = hooks.entry(event).or_insert_with(|| json!([]));
-        if let (Some(groups), Value::Array(new)) = (groups.as_array_mut(), groups_of_errkb) {
-            groups.extend(new);
-        }
-    }
-    settings
+    settings_file::with_hook_groups(without_errkb(settings), hook_groups(hook_command))
 }
 
 // ---- trust ------------------------------------------------------------------
