@@ -229,7 +229,9 @@ impl Step {
                 !c.inspection
                     && !TRIVIAL_STEPS.contains(&c.program.as_str())
                     && !command::only_checks(&c)
-                    && !(command::works_in_temp(&c) && !self.project_in_temp())
+                    // (work in a temporary folder is scratch work, unless
+                    // the project itself is there)
+                    && (!command::works_in_temp(&c) || self.project_in_temp())
             }),
             // (a file written in a temporary folder is a scratch file,
             // unless it is the project's)
