@@ -164,7 +164,7 @@ def replay_source(source, truth, work):
                         "WHERE a.type = 'advice' AND a.data ->> '$.toolUseId' = ? ORDER BY l.ts LIMIT 1",
                         (f"replay-{tid}",)).fetchone()
                 told = row[0] if row else "?"
-            outcomes.append({"error": tid, "label": label, "spoke": bool(out.strip()), "told": told,
+            outcomes.append({"error": tid, "label": label, "spoke": bool(out.strip()), "told": told, "session": n,
                              "text": json.loads(out)["hookSpecificOutput"]["additionalContext"] if out.strip() else ""})
         # (errkb learn reads transcripts as Claude Code writes them: unpacked)
         unpacked = []
@@ -202,13 +202,18 @@ def evaluate(sources):
     with tempfile.TemporaryDirectory(prefix="errkb-replay-") as tmp:
         for source in sources:
             outcomes = replay_source(source, truth, Path(tmp))
-            # the problems a useful fix was learned for, before each failure
-            known, verdicts = set(), []
+            # the problems a useful fix was found for in an earlier session
+            # (errkb learns a session after its failures were asked)
+            known, this_session, verdicts = set(), set(), []
+            session = None
             for o in outcomes:
+                if o["session"] != session:
+                    known |= this_session
+                    this_session, session = set(), o["session"]
                 verdicts.append((o, judge(o, truth, known)))
                 label = o["label"]
                 if label.get("problem") and label.get("fixed") == "yes" and label.get("useful"):
-                    known.add(label["problem"])
+                    this_session.add(label["problem"])
             results[source] = verdicts
     return results
 
@@ -241,7 +246,7 @@ def report(results):
         known = part["silent_known"] + part["right"] + part["partly"]
         lines += [f"- {name.capitalize()}: when errkb spoke (judged), right {pct(part['right'], judged)}, partly "
                   f"{pct(part['partly'], judged)}, wrong {pct(part['wrong'], judged)} of {judged}; silent although "
-                  f"the same problem had a useful fix before: {part['silent_known']} of the {known} failures whose "
+                  f"an earlier session had fixed the same problem usefully: {part['silent_known']} of the {known} failures whose "
                   f"problem had one ({pct(part['silent_known'], known)})."]
     return "\n".join(lines)
 
