@@ -527,7 +527,7 @@ impl TableFunction for KbSearch {
             project: text(3),
         };
         // text_only: the exact and prefix stages alone (no model is
-        // loaded), for a hook that may not spend the vector stage's time
+        // loaded), for a query that may not spend the vector stage's time
         let text_only = text(4).is_some_and(|t| !matches!(t.trim(), "" | "0"));
         let Some(hit) = best_match(db, statements, &String::from_utf8_lossy(query), &asking, text_only) else {
             return Ok(Vec::new());

@@ -127,8 +127,8 @@ def test_text_stages_win_before_any_vector(kb, q):
 
 
 def test_text_only_leaves_the_vector_stage_out(kb, q):
-    """kb_search's fifth argument, text_only (a subagent's briefing): a
-    match by meaning alone is not taken, a match by text is."""
+    """kb_search's fifth argument, text_only (a query that must not load
+    the model): a match by meaning alone is not taken, a match by text is."""
     store(kb, [("near", "fix", at_distance(q, 0.1, seed=2))])
     assert search(kb)[0] == "vector"
     ask = f"SELECT count(*) FROM kb_search('{QUERY}', NULL, NULL, NULL, 1)"
