@@ -775,6 +775,13 @@ fn check_fix(row: &Row) -> std::result::Result<Incoming, String> {
         total += value.len();
         p.set(if name == "uid" { "hub_uid" } else { name }, value);
     }
+    // a laptop sends only a project's normalised remote: anything else (an
+    // empty one would rank as every project's; free text would be named
+    // in errkb's own voice) is not one
+    let project = p.get("project").unwrap_or_default();
+    if errkb::project::normalize_remote(&format!("https://{project}")).as_deref() != Some(project) {
+        return Err("a project that is not a normalised git remote".into());
+    }
     let uid = p.get("hub_uid").unwrap_or_default();
     if uid.len() != 32 || !uid.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
         return Err("a uid that is not 32 hex digits".into());
