@@ -703,10 +703,6 @@ fn shows_error(output: &str, error: &Step) -> bool {
     !signature.is_empty() && crate::text::signature::signature(output).text == signature
 }
 
-/// Whether the success at `current` is near enough to the error at `at`:
-/// within HORIZON steps of it, or of the last failure of the same
-/// operation between them, each failure of that chain within HORIZON of
-/// the one before.
 /// What a look says when what it looked at is not there: a file, a
 /// folder, a path (the Read tool's, the shells', PowerShell's). A missing
 /// program (`command not found`) is not among them: that is an error.
@@ -732,6 +728,10 @@ fn looked_for_what_was_not_there(error: &Step) -> bool {
         .is_some_and(|raw| NOT_THERE.iter().any(|words| raw.contains(words)))
 }
 
+/// Whether the success at `current` is near enough to the error at `at`:
+/// within HORIZON steps of it, or of the last failure of the same
+/// operation between them, each failure of that chain within HORIZON of
+/// the one before.
 fn within_horizon(stream: &[Step], at: usize, current: usize) -> bool {
     let error = &stream[at];
     let mut last = at;
