@@ -3,25 +3,9 @@
 //! without a remote is not shared.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 use errkb::project::{folder_path as folder, normalize_remote, remote_of};
-
-/// A folder as written in the config or stored (`~/x`, `/home/me/x/`),
-/// absolute, without a trailing `/`.
-fn absolute(folder: &str) -> String {
-    let trimmed = folder.trim_end_matches('/');
-    let expanded = match trimmed.strip_prefix('~') {
-        Some(rest) if rest.is_empty() || rest.starts_with('/') => errkb::config::home()
-            .map(|home| format!("{}{rest}", home.display().to_string().trim_end_matches('/'))),
-        _ => None,
-    };
-    let out = expanded.unwrap_or_else(|| trimmed.to_owned());
-    if out.is_empty() {
-        "/".to_owned()
-    } else {
-        out
-    }
-}
 
 /// What `git -C folder ARGS` prints, when it succeeds.
 fn git(folder: &std::path::Path, args: &[&str]) -> Option<String> {
@@ -53,14 +37,14 @@ pub struct Selection {
 #[derive(Debug, Clone, PartialEq)]
 enum Named {
     Remote(String),
-    Folder(String),
+    Folder(PathBuf),
 }
 
 impl Named {
     fn parse(item: &str) -> Named {
         let item = item.trim();
         if item.starts_with('/') || item.starts_with('~') {
-            return Named::Folder(absolute(item));
+            return Named::Folder(folder(item).unwrap_or_else(|| PathBuf::from(item)));
         }
         Named::Remote(normalize_remote(item).unwrap_or_else(|| item.trim_end_matches('/').to_owned()))
     }
@@ -71,9 +55,9 @@ impl Named {
     fn names(&self, remote: &str, folder: Option<&str>) -> bool {
         match self {
             Named::Remote(r) => r == remote,
-            Named::Folder(f) => folder.map(absolute).is_some_and(|folder| {
-                folder == *f || f == "/" || folder.strip_prefix(f.as_str()).is_some_and(|rest| rest.starts_with('/'))
-            }),
+            // (component by component: `~/work/secret` names
+            // `~/work/secret/api`, not `~/work/secrets`)
+            Named::Folder(f) => folder.and_then(self::folder).is_some_and(|folder| folder.starts_with(f)),
         }
     }
 }
