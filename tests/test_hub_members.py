@@ -9,6 +9,7 @@ holds (read with psql) is what each test checks.
 
 Each test is one attack: it asserts what must hold against it.
 """
+import contextlib
 import fcntl
 import json
 import os
@@ -345,20 +346,32 @@ def test_a_member_cannot_delete_rewrite_or_retract_another_members_rows(team, tm
 
 # ---- 4. A transaction left open elsewhere on the server -------------------------
 
-def test_an_open_transaction_in_another_database_does_not_hide_a_fix(team, tmp_path):
-    a, b = laptop(tmp_path, team, "a", "member"), laptop(tmp_path, team, "b", "bob")
+@contextlib.contextmanager
+def open_transaction_elsewhere(pg):
+    """A write transaction held open in another database of the same
+    server (a snapshot's oldest running transaction is server-wide)."""
     other = f"other{random.randrange(10**9)}"
-    team.pg.psql(f"CREATE DATABASE {other}", db="postgres")
-    team.pg.psql("CREATE TABLE t (x int)", db=other)
-    held = psql_session(team.pg, other)
+    pg.psql(f"CREATE DATABASE {other}", db="postgres")
+    pg.psql("CREATE TABLE t (x int)", db=other)
+    held = psql_session(pg, other)
     try:
         held.stdin.write("BEGIN;\nINSERT INTO t VALUES (1);\n")
         held.stdin.flush()
         deadline = time.monotonic() + 20
-        while team.pg.psql(f"SELECT count(*) FROM pg_stat_activity WHERE datname = '{other}' "
-                           "AND backend_xid IS NOT NULL", db="postgres") != "1":
+        while pg.psql(f"SELECT count(*) FROM pg_stat_activity WHERE datname = '{other}' "
+                      "AND backend_xid IS NOT NULL", db="postgres") != "1":
             assert time.monotonic() < deadline, "the open transaction never got its id"
             time.sleep(0.05)
+        yield
+    finally:
+        held.stdin.write("COMMIT;\n")
+        held.stdin.close()
+        held.wait(timeout=30)
+
+
+def test_an_open_transaction_in_another_database_does_not_hide_a_fix(team, tmp_path):
+    a, b = laptop(tmp_path, team, "a", "member"), laptop(tmp_path, team, "b", "bob")
+    with open_transaction_elsewhere(team.pg):
         a.learn_fix("sa1")
         assert "sent 1 fix," in a.run("sync").stdout
         synced = b.run("sync", check=False)
@@ -372,13 +385,32 @@ def test_an_open_transaction_in_another_database_does_not_hide_a_fix(team, tmp_p
             assert "failed" in synced.stderr, synced.stderr
             assert "failing" in b.run("hub", "status", check=False).stdout
             assert "FAIL hub" in b.run("doctor", check=False).stdout
-    finally:
-        held.stdin.write("COMMIT;\n")
-        held.stdin.close()
-        held.wait(timeout=30)
     again = b.run("sync").stdout
     assert "pip install pyyaml" in (b.fail("sb2") or "")
     assert b.rows("SELECT count(*) FROM fixes") == [(1,)], again
+
+
+def test_more_rows_than_a_round_behind_an_open_transaction_are_all_received(team, tmp_path):
+    """A sync reads at most 20,000 rows per round. Rows written after a
+    transaction that is still running (anywhere on the server) are read,
+    but cannot be the cursor kept: the rounds of a sync must still go on
+    past them, not read the same first 20,000 again until time runs out."""
+    a, b = laptop(tmp_path, team, "a", "member"), laptop(tmp_path, team, "b", "bob")
+    with open_transaction_elsewhere(team.pg):
+        flooded = team.mallory(
+            "INSERT INTO errkb.fixes (uid, replica, project, error_key, signature, headline, resolution, fix_key) "
+            "SELECT md5(i::text), 'm', 'github.com/acme/shop', 'Error: m' || i, 'Error: m', 'Error: m' || i, "
+            "jsonb_build_object('resolvedBy', 'success_after_error', 'tool', 'Bash', 'command', 'npm i m' || i), "
+            "'k' || i FROM generate_series(1, 45000) AS i")
+        assert flooded.returncode == 0, flooded.stderr
+        a.learn_fix("sa1")
+        assert "sent 1 fix," in a.run("sync").stdout
+        synced = b.run("sync", check=False)
+        assert synced.returncode == 0 and "more waits" not in synced.stdout, synced.stdout + synced.stderr
+        assert "pip install pyyaml" in (b.fail("sb1") or "")
+    # and what the running transaction might have written is read again later
+    assert b.run("sync").returncode == 0
+    assert "pip install pyyaml" in (b.fail("sb2") or "")
 
 
 @pytest.fixture
@@ -732,7 +764,9 @@ def schema1_hub(pg, tmp_path):
     return team, old
 
 
-def test_init_upgrades_a_schema_1_hub_in_place_and_the_owner_gives_a_laptops_rows_to_its_member(pg, tmp_path):
+@pytest.mark.parametrize("owner", ["owner", "adele"])
+def test_init_upgrades_a_schema_1_hub_in_place_and_the_owner_gives_a_laptops_rows_to_its_member(pg, tmp_path, owner):
+    """`owner`: the hub's owner, or a login in errkb_admin that is not it."""
     team, old = schema1_hub(pg, tmp_path)
     [(replica,)] = old.rows("SELECT replica FROM hub_state")
     assert team.value("SELECT value FROM errkb.meta WHERE key = 'schema_version'") == "1"
@@ -746,7 +780,11 @@ def test_init_upgrades_a_schema_1_hub_in_place_and_the_owner_gives_a_laptops_row
     assert synced.returncode == 0, synced.stderr
     # the laptop shows its replica; the owner, who knows whose it is, gives it its rows
     assert replica in old.run("hub", "status").stdout
-    team.psql(f"SELECT errkb.assign_replica('{replica}', 'alice')")
+    if owner != "owner":
+        pg.psql(f"DO $$ BEGIN CREATE ROLE {owner} LOGIN PASSWORD '{MEMBER_PASSWORD}'; "
+                "EXCEPTION WHEN duplicate_object THEN NULL; END $$", db=team.db)
+        pg.psql(f"GRANT errkb_admin TO {owner}; GRANT CONNECT ON DATABASE {team.db} TO {owner}", db=team.db)
+    assert "gave 1 fixes" in team.value(f"SELECT errkb.assign_replica('{replica}', 'alice')", user=owner)
     assert team.value("SELECT DISTINCT member FROM errkb.fixes") == "alice"
     assert team.value("SELECT DISTINCT member FROM errkb.counts") == "alice"
     old.run("sync")
@@ -830,6 +868,31 @@ def test_a_flood_of_small_rows_from_one_member_does_not_stall_everyones_sync(tea
     # the sync finished, or made progress that the next one goes on from
     # (else every sync starts over, and fails, for good)
     assert first.returncode == 0 or after != before, first.stderr
+
+
+def test_a_member_cannot_fill_the_hub_or_laptops_with_counts_and_withdrawals_of_others(team, tmp_path):
+    """Counts are kept per member and laptop; withdrawals per member and
+    uid. Made-up laptop ids, or withdrawals of uids that are not the
+    member's, would be rows without end on the hub and on every laptop."""
+    b, c = laptop(tmp_path, team, "b", "bob"), laptop(tmp_path, team, "c", "carol")
+    b.learn_fix("sb1")
+    b.run("sync")
+    uid = team.value("SELECT uid FROM errkb.fixes", user="mallory")
+    sent = [team.mallory(f"SELECT errkb.send_counts(ARRAY['{uid}'], 'made-up-{i}', ARRAY[1], ARRAY[1], "
+                         "ARRAY[0], ARRAY[0], ARRAY[0])") for i in range(25)]
+    assert [p.returncode for p in sent[:20]] == [0] * 20, sent[0].stderr
+    assert all(p.returncode != 0 and "more than 20 laptops" in p.stderr for p in sent[20:]), sent[20].stderr
+    assert team.value("SELECT count(DISTINCT replica) FROM errkb.counts WHERE member = 'mallory'") == "20"
+    c.run("sync")
+    assert c.rows("SELECT count(DISTINCT replica) FROM team_counts WHERE member = 'mallory'") == [(20,)]
+    # (withdrawing takes back the member's own counts of those uids too)
+    withdrawn = team.mallory("SELECT errkb.withdraw(ARRAY(SELECT md5(i::text) FROM generate_series(1, 1000) AS i) "
+                             f"|| ARRAY['{uid}'])")
+    assert withdrawn.returncode == 0 and withdrawn.stdout.strip() == "0", withdrawn.stdout + withdrawn.stderr
+    assert team.value("SELECT count(*) FROM errkb.retractions") == "0"
+    c.run("sync")
+    assert c.rows("SELECT count(*) FROM hub_withdrawn") == [(0,)]
+    assert "pip install pyyaml" in (c.fail("sc1") or "")
 
 
 def test_a_fix_with_no_project_or_a_made_up_one_is_refused(team, tmp_path):

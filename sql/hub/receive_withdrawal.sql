@@ -4,8 +4,12 @@
 -- it (errkb sync then drops the team's fixes nobody does:
 -- sql/hub/unsupported.sql). A retraction for everyone (by the hub's
 -- owner, :member '') is sql/hub/retract.sql instead.
+-- Kept in hub_withdrawn only for a copy held here: a member may withdraw
+-- any number of uids, and the hub refuses that copy's return anyway.
 --   :hub_uid :member
-INSERT OR IGNORE INTO main.hub_withdrawn (hub_uid, member) VALUES (:hub_uid, :member);
+INSERT OR IGNORE INTO main.hub_withdrawn (hub_uid, member)
+SELECT :hub_uid, :member
+WHERE EXISTS (SELECT 1 FROM main.team_fixes WHERE hub_uid = :hub_uid AND member = :member);
 DELETE FROM main.team_counts
 WHERE member = :member
   AND fix_id IN (SELECT fix_id FROM main.team_fixes WHERE hub_uid = :hub_uid AND member = :member

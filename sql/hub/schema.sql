@@ -286,9 +286,11 @@ CREATE POLICY read ON errkb.replica_claims FOR SELECT USING (true);
 -- ---- The owner's commands ----------------------------------------------------
 -- Remove a member and everything it sent; laptops drop it at their next
 -- sync. Its login loses errkb_member where this login may revoke it.
+-- (These two run with the owner's rights, past row-level security, once
+-- they have checked that the caller is the owner or in errkb_admin.)
 --   SELECT errkb.remove_member('mallory');
 CREATE OR REPLACE FUNCTION errkb.remove_member(name text) RETURNS text
-LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
 DECLARE
   fixes bigint;
 BEGIN
@@ -316,7 +318,7 @@ END $$;
 -- member (errkb hub status shows a laptop its replica id):
 --   SELECT errkb.assign_replica('<replica id>', 'alice');
 CREATE OR REPLACE FUNCTION errkb.assign_replica(r text, name text) RETURNS text
-LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
 DECLARE
   fixes bigint;
 BEGIN
@@ -341,7 +343,9 @@ DROP FUNCTION IF EXISTS errkb.claim_replica(text);
 -- so it cannot take a lock that would hold everyone's sync.
 --
 -- Its laptops' counts of fixes on the hub (running totals: each count kept
--- at the larger of old and new).
+-- at the larger of old and new), from at most 20 laptops per member: a
+-- member cannot fill the hub, or its teammates' laptops, with counts under
+-- made-up laptop ids.
 CREATE OR REPLACE FUNCTION errkb.send_counts(uids text[], r text, learned bigint[], sessions bigint[],
                                              advised bigint[], helped bigint[], failed bigint[]) RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
@@ -350,6 +354,10 @@ DECLARE
 BEGIN
   IF NOT errkb.may_write() THEN
     RAISE EXCEPTION 'the hub''s owner removed % from the team', session_user;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM errkb.counts WHERE member = session_user AND replica = r)
+     AND (SELECT count(DISTINCT replica) FROM errkb.counts WHERE member = session_user) >= 20 THEN
+    RAISE EXCEPTION 'counts from more than 20 laptops of %: the hub''s owner can remove old ones', session_user;
   END IF;
   INSERT INTO errkb.counts (uid, member, replica, learned, sessions, advised, helped, failed)
   SELECT u.uid, session_user, r, least(greatest(u.l, 0), 1000000), least(greatest(u.s, 0), 1000000),
@@ -371,6 +379,8 @@ END $$;
 
 -- A member withdraws its own copies of fixes (errkb forget): they leave the
 -- hub, stay refused from it, and every laptop drops what it sent of them.
+-- Only copies the member has on the hub: a retraction of anything else
+-- would be a row every laptop reads, for nothing.
 CREATE OR REPLACE FUNCTION errkb.withdraw(uids text[]) RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
 DECLARE
@@ -380,7 +390,8 @@ BEGIN
     RAISE EXCEPTION 'the hub''s owner removed % from the team', session_user;
   END IF;
   INSERT INTO errkb.retractions (uid, member, retracted_by)
-  SELECT u, session_user, session_user FROM unnest(uids) AS u WHERE octet_length(u) <= 64
+  SELECT u, session_user, session_user FROM unnest(uids) AS u
+  WHERE EXISTS (SELECT 1 FROM errkb.fixes AS f WHERE f.uid = u AND f.member = session_user)
   ON CONFLICT DO NOTHING;
   DELETE FROM errkb.counts WHERE uid = ANY(uids) AND member = session_user;
   DELETE FROM errkb.fixes WHERE uid = ANY(uids) AND member = session_user;
@@ -406,8 +417,8 @@ REVOKE ALL ON FUNCTION errkb.send_counts(text[], text, bigint[], bigint[], bigin
 GRANT EXECUTE ON FUNCTION errkb.send_counts(text[], text, bigint[], bigint[], bigint[], bigint[], bigint[]),
                           errkb.withdraw(text[]) TO errkb_member, errkb_admin;
 GRANT EXECUTE ON FUNCTION errkb.assign_replica(text, text), errkb.remove_member(text) TO errkb_admin;
--- The owner's helpers act with the owner's rights when an errkb_admin
--- login that is not the owner runs them.
+-- An errkb_admin login that is not the owner retracts fixes, and may
+-- repair rows by hand, as the owner does.
 GRANT INSERT, UPDATE, DELETE ON errkb.fixes, errkb.counts, errkb.retractions, errkb.removed_members,
                                 errkb.replica_claims TO errkb_admin;
 

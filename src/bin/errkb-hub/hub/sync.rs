@@ -30,7 +30,7 @@
 //!   stays bounded whatever the hub holds) and applied in short local
 //!   transactions.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -85,6 +85,9 @@ const RECEIVE_TIME: Duration = Duration::from_secs(30);
 /// A teammate's fixes kept on this laptop, at most: one member cannot fill
 /// everyone's disk.
 const MAX_FIXES_PER_MEMBER: i64 = 10_000;
+/// Laptops of one member whose counts are kept here, at most: counts are
+/// per laptop, and a member could name any number of them.
+const MAX_REPLICAS_PER_MEMBER: usize = 20;
 /// Refused rows kept for status and doctor.
 const REFUSED_KEPT: i64 = 1_000;
 /// Local write transactions while receiving last about this long, with a
@@ -850,38 +853,59 @@ fn looks_like_time(ts: &str) -> bool {
 }
 
 /// Receive in rounds: each reads at most ROUND_ROWS rows in one snapshot
-/// and moves the cursor past what it applied, so that a hub with more than
+/// and goes on right after what it applied, so that a hub with more than
 /// one round can hold (a member's flood of small rows) is received over
 /// several rounds, within the time a sync has, instead of never.
+///
+/// Two places are kept apart: where the next round reads from, and the
+/// cursor kept for the next sync. They part when a round stops past a
+/// transaction that was still running (its rows may commit behind where
+/// reading goes on): the rounds of this sync go on reading, and the kept
+/// cursor stays before that transaction, so the next sync reads its rows.
+/// Were both the same, such a round would start over from the running
+/// transaction each time, and read the same rows for as long as it runs.
 fn receive(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, report: &mut Report) -> Result<()> {
     let started = Instant::now();
-    let mut cursor = Cursor::parse(&state.cursor);
+    let mut reading = Cursor::parse(&state.cursor);
+    let mut kept = reading.clone();
     let mut applier = Applier::new(conn, selection)?;
     loop {
-        let (next, complete) = receive_round(hub, state, &cursor, &mut applier, report)?;
+        let round = receive_round(hub, state, &reading, &mut applier, report)?;
         applier.commit()?;
-        cursor = next;
-        if complete || started.elapsed() > RECEIVE_TIME {
+        if kept == reading {
+            kept = round.kept;
+        }
+        reading = round.next;
+        if round.complete || started.elapsed() > RECEIVE_TIME {
             applier.finish(report)?;
-            report.more_waits = !complete;
-            State::record_success(conn, &cursor.text(), complete)?;
+            report.more_waits = !round.complete;
+            State::record_success(conn, &kept.text(), round.complete)?;
             return Ok(());
         }
         // (what a round applied stays applied: its cursor is kept)
-        State::record_success(conn, &cursor.text(), false)?;
+        State::record_success(conn, &kept.text(), false)?;
     }
 }
 
+/// What one round of receiving did.
+struct Round {
+    /// Where the next round reads from.
+    next: Cursor,
+    /// Every row before this was received and is final.
+    kept: Cursor,
+    /// The snapshot's rows were all read.
+    complete: bool,
+}
+
 /// One round: the rows after `cursor` in one snapshot of the hub, at most
-/// ROUND_ROWS of them (or MAX_SYNC_BYTES of fix text), applied. Gives the
-/// next cursor, and whether the snapshot's rows were all received.
+/// ROUND_ROWS of them (or MAX_SYNC_BYTES of fix text), applied.
 fn receive_round(
     hub: &mut Hub,
     state: &State,
     cursor: &Cursor,
     applier: &mut Applier<'_>,
     report: &mut Report,
-) -> Result<(Cursor, bool)> {
+) -> Result<Round> {
     let replica = state.replica.clone();
     let limits = (MAX_RESOLUTION_BYTES as i32, MAX_ROW_BYTES as i32);
     hub.with(async |c| {
@@ -939,12 +963,14 @@ fn receive_round(
             }
         }
         tx.commit().await.described()?;
+        let from_horizon = Cursor { xid: horizon.max(cursor.xid), after: (-1, String::new(), String::new()) };
         Ok(match stopped {
-            // inside what is final: go on right after it
-            Some(place) if place.xid < horizon => (place, false),
-            // past a transaction that may still commit rows below: from it
-            Some(_) => (Cursor { xid: horizon, after: (-1, String::new(), String::new()) }, false),
-            None => (Cursor { xid: horizon.max(cursor.xid), after: (-1, String::new(), String::new()) }, true),
+            // inside what is final: go on right after it, and keep it
+            Some(place) if place.xid < horizon => Round { kept: place.clone(), next: place, complete: false },
+            // past a transaction that may still commit rows behind: go
+            // on reading, but keep the cursor before that transaction
+            Some(place) => Round { next: place, kept: from_horizon, complete: false },
+            None => Round { next: from_horizon.clone(), kept: from_horizon, complete: true },
         })
     })
 }
@@ -965,7 +991,9 @@ struct Applier<'c> {
     /// Hub uids retracted for everyone in this sync, done once each.
     retracted: HashSet<String>,
     /// How many fixes each member has here (MAX_FIXES_PER_MEMBER).
-    per_member: std::collections::HashMap<String, i64>,
+    per_member: HashMap<String, i64>,
+    /// The laptops each member has counts from here (MAX_REPLICAS_PER_MEMBER).
+    replicas: HashMap<String, HashSet<String>>,
 }
 
 impl<'c> Applier<'c> {
@@ -974,6 +1002,14 @@ impl<'c> Applier<'c> {
             .prepare("SELECT member, count(*) FROM team_fixes GROUP BY member")?
             .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?
             .collect::<rusqlite::Result<_>>()?;
+        let mut replicas: HashMap<String, HashSet<String>> = HashMap::new();
+        let mut laptops = conn.prepare("SELECT DISTINCT member, replica FROM team_counts")?;
+        let mut rows = laptops.query([])?;
+        while let Some(row) = rows.next()? {
+            replicas.entry(row.get(0)?).or_default().insert(row.get(1)?);
+        }
+        drop(rows);
+        drop(laptops);
         Ok(Applier {
             conn,
             selection,
@@ -987,6 +1023,7 @@ impl<'c> Applier<'c> {
             changed: false,
             retracted: HashSet::new(),
             per_member,
+            replicas,
         })
     }
 
@@ -1007,23 +1044,46 @@ impl<'c> Applier<'c> {
         match item {
             Incoming::Fix(p) => {
                 let member = p.get("member").unwrap_or_default().to_owned();
-                let held = self.per_member.entry(member.clone()).or_insert(0);
+                let held = self.per_member.get(&member).copied().unwrap_or(0);
                 if !self.selection.shares(p.get("project").unwrap_or_default(), None) {
                     report.not_shared += 1;
-                } else if *held >= MAX_FIXES_PER_MEMBER {
+                } else if held >= MAX_FIXES_PER_MEMBER {
                     let reason = format!("more than {MAX_FIXES_PER_MEMBER} fixes from one member");
                     record_refused(conn, Some(&member), p.get("hub_uid"), &reason)?;
                     report.refused += 1;
                 } else {
-                    *held += 1;
+                    // (counted only when stored: a resend, a retracted or
+                    // withdrawn copy does not use up the member's room)
+                    let copies = |conn: &Connection| -> Result<i64> {
+                        Ok(conn.query_row(
+                            "SELECT count(*) FROM team_fixes WHERE hub_uid = ?1 AND member = ?2",
+                            rusqlite::params![p.get("hub_uid"), member],
+                            |r| r.get(0),
+                        )?)
+                    };
+                    let before = copies(conn)?;
                     self.fix.run(conn, &p)?;
+                    let stored = copies(conn)? - before;
+                    if stored > 0 {
+                        *self.per_member.entry(member).or_insert(0) += stored;
+                    }
                     self.changed = true;
                 }
             }
             Incoming::Counts(p) => {
-                self.counts.run(conn, &p)?;
-                self.changed = true;
-                report.received_counts += 1;
+                let member = p.get("member").unwrap_or_default().to_owned();
+                let replica = p.get("replica").unwrap_or_default().to_owned();
+                let laptops = self.replicas.entry(member.clone()).or_default();
+                if !laptops.contains(&replica) && laptops.len() >= MAX_REPLICAS_PER_MEMBER {
+                    let reason = format!("counts from more than {MAX_REPLICAS_PER_MEMBER} laptops of one member");
+                    record_refused(conn, Some(&member), p.get("hub_uid"), &reason)?;
+                    report.refused += 1;
+                } else {
+                    laptops.insert(replica);
+                    self.counts.run(conn, &p)?;
+                    self.changed = true;
+                    report.received_counts += 1;
+                }
             }
             Incoming::Retraction(uid, member) if member.is_empty() => {
                 self.changed = true;
