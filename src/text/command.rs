@@ -130,15 +130,13 @@ const WRITES_FIXES: &[&str] = &[
 /// LOOKING_CHECKERS, or a runner's test, lint or check task) that was not
 /// asked to fix what it finds. It changes nothing.
 pub fn only_checks(command: &Command) -> bool {
-    let task = command.subject.rsplit([' ']).next().unwrap_or("");
-    let checking_task = ["test", "tests", "lint", "check", "typecheck", "type-check", "verify"]
-        .iter()
-        .any(|t| task == *t || task.starts_with(&format!("{t}:")) || task.starts_with(&format!("{t}-")))
+    let task = command.subject.rsplit(' ').next().unwrap_or("");
+    let checking_task = runs_task_among(command, &["test", "tests", "lint", "check", "typecheck", "type-check", "verify"])
         && !["fix", "format", "write", "update"].iter().any(|w| task.contains(w));
     let checker = LOOKING_CHECKERS.contains(&command.subject.as_str())
         || LOOKING_CHECKERS.contains(&command.program.as_str())
         || command.program == "tsc" && command.options.iter().any(|o| o == "--noEmit")
-        || checking_task && command.subject != command.program;
+        || checking_task;
     let fixes = command
         .options
         .iter()
@@ -216,12 +214,21 @@ const CHECKERS: &[&str] = &[
 /// linter, a type checker, a build): see CHECKERS, and a runner's test or
 /// lint task (`npm run test:unit`, `make lint`).
 pub fn is_checker(command: &Command) -> bool {
-    let task = command.subject.rsplit([' ', ':']).next().unwrap_or("");
     CHECKERS.contains(&command.subject.as_str())
         || CHECKERS.contains(&command.program.as_str())
-        || ["test", "tests", "lint", "check", "typecheck", "build", "ci", "verify"]
+        || runs_task_among(command, &["test", "tests", "lint", "check", "typecheck", "build", "ci", "verify"])
+}
+
+/// Whether `command` runs a task of a task runner (`npm run test:unit`,
+/// `make lint`, `just check-all`) named by one of `names`, alone or
+/// before a `:` or `-`. The program itself is no task: `test -f x` is the
+/// shell's test.
+fn runs_task_among(command: &Command, names: &[&str]) -> bool {
+    let task = command.subject.rsplit(' ').next().unwrap_or("");
+    command.subject != command.program
+        && names
             .iter()
-            .any(|t| task == *t || task.starts_with(&format!("{t}-")) || task.starts_with(&format!("{t}:")))
+            .any(|t| task == *t || task.starts_with(&format!("{t}:")) || task.starts_with(&format!("{t}-")))
 }
 
 /// Commands that show what reaches them, line for line (some of it): a
@@ -1802,6 +1809,9 @@ mod tests {
         assert!(!only_checks(&read("npx eslint --fix src")));
         assert!(!only_checks(&read("npm run build")));
         assert!(!only_checks(&read("npx tsc")));
+        // a runner's test task is a checker; the shell's `test` is not
+        assert!(is_checker(&read("npm run test:unit")) && is_checker(&read("make lint")));
+        assert!(!is_checker(&read("test -f package.json")) && !is_checker(&read("npm run db:seed")));
         assert!(works_in_temp(&read("cat > /tmp/probe.go <<'EOF'\npackage main\nEOF")));
         assert!(works_in_temp(&read("python3 /tmp/probe.py")));
         assert!(works_in_temp(&read("node \"$TMPDIR/x.js\"")));
@@ -1811,6 +1821,7 @@ mod tests {
         // a program named by a variable is not known
         assert_eq!(subject("$lines | ForEach-Object { $_ }"), "");
         assert_eq!(subject("Set-Location D:\\app; npm run build"), "npm run build");
+        assert_eq!(subject("{ make lint; } 2>&1"), "make lint");
     }
 
     #[test]

@@ -148,7 +148,10 @@ fn project_path_at(text: &[u8], at: usize, project: &str) -> usize {
     match text.get(after) {
         Some(b'/') => project.len() + 1 + path_body(&text[after + 1..]),
         None => project.len(),
-        Some(&b) if ends_path(b) || b == b'.' => project.len(),
+        Some(&b) if ends_path(b) => project.len(),
+        // a full stop after the folder (`… in /work/shop.`), but not a
+        // folder beside it (`/work/shop.old/x`)
+        Some(b'.') if text.get(after + 1).is_none_or(|&n| n.is_ascii_whitespace() || ends_path(n)) => project.len(),
         // `/work/shopping` is not in `/work/shop`
         Some(_) => 0,
     }
@@ -242,6 +245,7 @@ mod tests {
         assert_eq!(keep("cd '~/Documents/My Shop' && ls", "~/Documents/My Shop"), "cd '.' && ls");
         assert_eq!(keep(r#"{"file":"~/work/shop/a.js"}"#, "~/work/shop"), r#"{"file":"a.js"}"#);
         assert_eq!(keep("see /work/shopping/x.py", "/work/shop"), "see /work/shopping/x.py");
+        assert_eq!(keep("mv /work/shop.old/x /tmp", "/work/shop"), "mv /work/shop.old/x /tmp");
         assert_eq!(keep("File \"/usr/lib/python3.11/x.py\", line 1", "/work/shop"),
                    "File \"/usr/lib/python3.11/x.py\", line 1");
         // a cwd of / or nothing makes nothing relative
