@@ -209,6 +209,7 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
         known_up_to: 0,
         pending: Vec::new(),
         batch_started: None,
+        holding_since: None,
         data_version: None,
         shared_until: None,
         summary: Summary::default(),
@@ -258,6 +259,8 @@ struct Importer<'c> {
     /// The calls this transaction stored: no longer known if it rolls back.
     pending: Vec<String>,
     batch_started: Option<Instant>,
+    /// When this import last took the write lock after a gap.
+    holding_since: Option<Instant>,
     /// `PRAGMA data_version` after this import's last commit: it changes
     /// when another connection commits.
     data_version: Option<i64>,
@@ -326,6 +329,7 @@ impl Importer<'_> {
         if self.batch_started.is_none() {
             self.conn.execute_batch("BEGIN IMMEDIATE")?;
             self.batch_started = Some(Instant::now());
+            self.holding_since.get_or_insert_with(Instant::now);
             // what was stored since: the hooks' live calls, this import's own
             self.known_up_to = read_known(self.conn, self.known_up_to, &mut self.known)?;
             let version = self.data_version()?;
@@ -344,12 +348,20 @@ impl Importer<'_> {
         self.shared_until.is_some_and(|t| Instant::now() < t)
     }
 
+    /// Commits; and leaves the database to others for a gap once this
+    /// import has held the write lock for a batch's time since the last
+    /// gap (transactions end at each file too: the files of a project are
+    /// often small, and a gap after each would be most of an import).
     fn commit(&mut self) -> Result<()> {
         if self.batch_started.take().is_some() {
             self.conn.execute_batch("COMMIT")?;
             self.pending.clear();
             self.data_version = Some(self.data_version()?);
-            std::thread::sleep(if self.shared() { GAP_SHARED } else { GAP_ALONE });
+            let batch = if self.shared() { BATCH_SHARED } else { BATCH_ALONE };
+            if self.holding_since.is_some_and(|t| t.elapsed() >= batch) {
+                std::thread::sleep(if self.shared() { GAP_SHARED } else { GAP_ALONE });
+                self.holding_since = None;
+            }
         }
         Ok(())
     }
