@@ -45,7 +45,7 @@ use std::ffi::c_int;
 
 use serde_json::{json, Value as Json};
 
-use crate::sqlite::ffi::{Connection, Statement, StatementCache, Value};
+use crate::sqlite::ffi::{Connection, StatementCache, Value};
 use crate::sqlite::table_function::{text, TableFunction};
 use crate::text::command::{self, Command};
 
@@ -140,8 +140,15 @@ pub struct Step {
     pub subagent: Option<String>,
     /// A step of a subagent's stream, looked up for an Agent call: that agent.
     pub subagent_of: Option<String>,
+    /// The agent whose step it is (`agentId`; none: the main thread).
+    pub agent: Option<String>,
     /// The project folder (stored paths are relative to it in a fix).
     pub project: Option<String>,
+    /// `command()`'s answer, worked out once: a step is asked for it for
+    /// each error of the window. So are `chain()` and `stash_moves()`.
+    analysed: std::cell::OnceCell<Option<Command>>,
+    chain: std::cell::OnceCell<Vec<Command>>,
+    stash_moves: std::cell::OnceCell<Vec<bool>>,
 }
 
 impl Step {
@@ -187,7 +194,11 @@ impl Step {
                 .cloned(),
             subagent: text(&["meta", "subagent"]),
             subagent_of: None,
+            agent: text(&["agentId"]).filter(|a| !a.is_empty()),
             project,
+            analysed: Default::default(),
+            chain: Default::default(),
+            stash_moves: Default::default(),
         }
     }
 
@@ -200,12 +211,35 @@ impl Step {
         }
     }
 
-    fn command(&self) -> Option<Command> {
-        if self.tool() == "Bash" {
-            command::analyse(self.line()?)
-        } else {
-            None
-        }
+    fn command(&self) -> Option<&Command> {
+        self.analysed
+            .get_or_init(|| {
+                if self.tool() == "Bash" {
+                    self.line().and_then(command::analyse)
+                } else {
+                    None
+                }
+            })
+            .as_ref()
+    }
+
+    /// The commands a success of a shell proves ran well
+    /// (`command::analyse_chain` of its line).
+    fn chain(&self) -> &[Command] {
+        self.chain.get_or_init(|| self.line().map(command::analyse_chain).unwrap_or_default())
+    }
+
+    /// How a shell step's line moves the work tree's changes, in order:
+    /// set aside (`git stash`: true) or brought back (`git stash pop`).
+    fn stash_moves(&self) -> &[bool] {
+        self.stash_moves.get_or_init(|| {
+            if self.tool() != "Bash" {
+                return Vec::new();
+            }
+            self.line()
+                .map(|l| command::analyse_all(l).iter().filter_map(stash_move).collect())
+                .unwrap_or_default()
+        })
     }
 
     /// The command line as it is read: a line stored cut (at LINE_CHARS,
@@ -355,7 +389,8 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
             }
             // the commands the success proves ran well; and, when its output
             // shows no error, those whose exit status a pipe or a `||` hid
-            let mut successes = command::analyse_chain(s.line()?);
+            s.line()?;
+            let mut successes = s.chain().to_vec();
             if output.is_some_and(|o| !o.trim().is_empty() && !crate::text::signature::signature(o).identified) {
                 successes.extend(command::analyse_shown(s.line()?));
             }
@@ -427,7 +462,7 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
         (e, s) if FILE_WRITERS.contains(&e) && FILE_WRITERS.contains(&s) => {
             same_file.then_some(Relation::SameOperation)
         }
-        ("Grep" | "Glob", "Bash") => command::analyse_chain(s.line()?)
+        ("Grep" | "Glob", "Bash") => s.chain()
             .iter()
             .any(|sc| SHELL_SEARCHES.iter().any(|p| sc.program == *p || sc.subject == *p))
             .then_some(Relation::Substitute),
@@ -447,11 +482,11 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
             let folder = raw.contains("EISDIR");
             let too_large = raw.contains("exceeds maximum allowed tokens");
             let related = match (s.tool(), folder, too_large) {
-                ("Bash", true, _) => command::analyse_chain(s.line()?)
+                ("Bash", true, _) => s.chain()
                     .iter()
                     .any(|c| LISTINGS.contains(&c.program.as_str()) && c.arguments.iter().any(|a| names_it(a))),
                 // (a program that reads it: not `wc -l` or `ls -l` of it)
-                ("Bash", _, true) => command::analyse_chain(s.line()?)
+                ("Bash", _, true) => s.chain()
                     .iter()
                     .any(|c| !COUNTS.contains(&c.program.as_str()) && c.arguments.iter().any(|a| names_it(a))),
                 ("Glob" | "LS", true, _) => {
@@ -646,12 +681,10 @@ fn stash_move(command: &Command) -> Option<bool> {
 /// line.
 fn runs_stashed(between: &[Step], success: &Step) -> bool {
     let moves = |s: &Step| -> Vec<bool> {
-        if s.is_error || s.tool() != "Bash" {
+        if s.is_error {
             return Vec::new();
         }
-        s.line()
-            .map(|l| command::analyse_all(l).iter().filter_map(stash_move).collect())
-            .unwrap_or_default()
+        s.stash_moves().to_vec()
     };
     let mut stashed = false;
     for step in between {
@@ -664,21 +697,15 @@ fn runs_stashed(between: &[Step], success: &Step) -> bool {
 
 /// Whether a step's line sets changes aside or brings them back.
 fn moves_stash(step: &Step) -> bool {
-    step.tool() == "Bash"
-        && step
-            .line()
-            .is_some_and(|l| command::analyse_all(l).iter().any(|c| stash_move(c).is_some()))
+    !step.stash_moves().is_empty()
 }
 
 /// A command line that sets the changes aside and brings them back
 /// (`git stash && go vet ./...; git stash pop`): a look at how things
 /// were, not a change.
 fn stashes_and_restores(step: &Step) -> bool {
-    step.tool() == "Bash"
-        && step.line().is_some_and(|l| {
-            let moves: Vec<bool> = command::analyse_all(l).iter().filter_map(stash_move).collect();
-            moves.first() == Some(&true) && moves.last() == Some(&false)
-        })
+    let moves = step.stash_moves();
+    moves.first() == Some(&true) && moves.last() == Some(&false)
 }
 
 /// The last `n` of `steps`: a fix's decisive steps come last.
@@ -782,16 +809,19 @@ pub fn resolutions_with(
     }
     let project = success.project.as_deref();
     let mut found = Vec::new();
+    let mut delegated: std::collections::HashMap<String, Vec<Step>> = std::collections::HashMap::new();
     for (at, error) in stream[..current].iter().enumerate() {
         if !error.is_error || error.unidentified || error.error.as_deref().is_none_or(str::is_empty) {
+            continue;
+        }
+        // (the horizon first: it is cheap, and most errors of a window
+        // are past it)
+        if !within_horizon(stream, at, current) {
             continue;
         }
         let Some(relation) = relation(error, success, &stream[at + 1..current], output) else {
             continue;
         };
-        if !within_horizon(stream, at, current) {
-            continue;
-        }
         // the retry printed the same error again: its exit status hid it
         if relation == Relation::SameOperation && output.is_some_and(|o| shows_error(o, error)) {
             continue;
@@ -814,19 +844,19 @@ pub fn resolutions_with(
         if !unlearned(error) {
             continue;
         }
-        // a subagent's steps stand where its Agent call was
-        let delegated: Vec<Step> = between
-            .iter()
-            .filter_map(|s| s.subagent.as_deref())
-            .flat_map(&subagent_steps)
-            .collect();
+        // a subagent's steps stand where its Agent call was (read once
+        // per success; a resumed agent's steps once, at its first call)
+        for id in between.iter().filter_map(|s| s.subagent.as_deref()) {
+            if !delegated.contains_key(id) {
+                delegated.insert(id.to_owned(), subagent_steps(id));
+            }
+        }
+        let mut started = std::collections::HashSet::new();
         let changing: Vec<&Step> = between
             .iter()
             .flat_map(|s| match s.subagent.as_deref() {
-                Some(id) => delegated
-                    .iter()
-                    .filter(|d| d.subagent_of.as_deref() == Some(id))
-                    .collect::<Vec<_>>(),
+                Some(id) if started.insert(id) => delegated[id].iter().collect::<Vec<_>>(),
+                Some(_) => Vec::new(),
                 None => vec![s],
             })
             .filter(|s| {
@@ -932,93 +962,129 @@ pub fn resolutions_with(
     found
 }
 
-/// The agent's window of the session, oldest first.
-fn read_window(db: Connection, session_id: &str, agent_id: Option<&str>) -> std::result::Result<Vec<Step>, String> {
-    let mut events = Statement::prepare(
-        db,
-        "SELECT id, type = 'tool_error', data, project_path FROM main.events \
-         WHERE session_id = ?1 AND type IN ('tool_use', 'tool_error') \
-           AND coalesce(data ->> '$.agentId', '') = ?2 \
-         ORDER BY ts DESC, id DESC LIMIT ?3",
-    )?;
-    events.bind_text(1, session_id)?;
-    events.bind_text(2, agent_id.unwrap_or(""))?;
-    events.bind_int64(3, WINDOW)?;
-    let mut stream = Vec::new();
-    while events.step()? {
-        let (Value::Integer(id), Value::Integer(is_error)) = (events.column(0), events.column(1)) else {
-            continue;
-        };
-        let data = events.column(2);
-        let project = events.column(3).as_text().map(str::to_owned);
-        stream.push(Step::from_event(
-            id,
-            is_error != 0,
-            data.as_text().unwrap_or("{}"),
-            project,
-        ));
-    }
-    stream.reverse();
-    Ok(stream)
+/// Steps already read from their events, by event id, in this thread: a
+/// success's window is most of the one before it (`errkb learn` asks for
+/// thousands in a row). A step is a function of its event's id, type, data
+/// and project, and each is kept with the data it was read from: it is
+/// used again only for the same (whatever the database). Emptied when it
+/// grows past STEPS_KEPT.
+const STEPS_KEPT: usize = (SCANNED + WINDOW) as usize;
+thread_local! {
+    static STEPS: RefCell<std::collections::HashMap<i64, (String, Step)>> = RefCell::default();
 }
+
+/// The step of event `id` (see STEPS).
+fn step_of(id: i64, is_error: bool, data: &str, project: Option<&str>) -> Step {
+    STEPS.with(|steps| {
+        let mut steps = steps.borrow_mut();
+        if let Some((read, step)) = steps.get(&id) {
+            if read == data && step.is_error == is_error && step.project.as_deref() == project {
+                return step.clone();
+            }
+        }
+        if steps.len() >= STEPS_KEPT {
+            steps.clear();
+        }
+        let step = Step::from_event(id, is_error, data, project.map(str::to_owned));
+        steps.insert(id, (data.to_owned(), step.clone()));
+        step
+    })
+}
+
+/// The session's latest steps read for an agent's window, at most: its
+/// window is looked for among them (the agent is in each event's data,
+/// read here from the steps kept, not by SQLite from each event's JSON).
+const SCANNED: i64 = 10 * WINDOW;
+const WINDOW_SQL: &str = "SELECT id, type = 'tool_error', data, project_path FROM main.events \
+     WHERE session_id = ?1 AND type IN ('tool_use', 'tool_error') \
+     ORDER BY ts DESC, id DESC LIMIT ?2";
+
+/// The agent's window of the session, oldest first: its last WINDOW
+/// steps among the session's last SCANNED.
+fn read_window(
+    db: Connection,
+    statements: &mut StatementCache,
+    session_id: &str,
+    agent_id: Option<&str>,
+) -> std::result::Result<Vec<Step>, String> {
+    statements.with(db, WINDOW_SQL, |events| {
+        events.bind_text(1, session_id)?;
+        events.bind_int64(2, SCANNED)?;
+        let agent_id = agent_id.filter(|a| !a.is_empty());
+        let mut stream = Vec::new();
+        while stream.len() < WINDOW as usize && events.step()? {
+            let (Value::Integer(id), Value::Integer(is_error)) = (events.column(0), events.column(1)) else {
+                continue;
+            };
+            let data = events.column(2);
+            let project = events.column(3);
+            let step = step_of(id, is_error != 0, data.as_text().unwrap_or("{}"), project.as_text());
+            if step.agent.as_deref() == agent_id {
+                stream.push(step);
+            }
+        }
+        stream.reverse();
+        Ok(stream)
+    })
+}
+
+const SUBAGENT_SQL: &str = "SELECT id, data, project_path FROM main.events \
+     WHERE session_id = ?1 AND type = 'tool_use' AND data ->> '$.agentId' = ?2 \
+     ORDER BY ts DESC, id DESC LIMIT ?3";
 
 /// The successful steps of the subagent `agent` of the session, oldest
 /// first (at most a window's worth: the last ones).
-fn read_subagent(db: Connection, session_id: &str, agent: &str) -> std::result::Result<Vec<Step>, String> {
-    let mut events = Statement::prepare(
-        db,
-        "SELECT id, data, project_path FROM main.events \
-         WHERE session_id = ?1 AND type = 'tool_use' AND data ->> '$.agentId' = ?2 \
-         ORDER BY ts DESC, id DESC LIMIT ?3",
-    )?;
-    events.bind_text(1, session_id)?;
-    events.bind_text(2, agent)?;
-    events.bind_int64(3, WINDOW)?;
-    let mut steps = Vec::new();
-    while events.step()? {
-        let Value::Integer(id) = events.column(0) else { continue };
-        let data = events.column(1);
-        let project = events.column(2).as_text().map(str::to_owned);
-        let mut step = Step::from_event(id, false, data.as_text().unwrap_or("{}"), project);
-        step.subagent_of = Some(agent.to_owned());
-        steps.push(step);
-    }
-    steps.reverse();
-    Ok(steps)
+fn read_subagent(
+    db: Connection,
+    statements: &mut StatementCache,
+    session_id: &str,
+    agent: &str,
+) -> std::result::Result<Vec<Step>, String> {
+    statements.with(db, SUBAGENT_SQL, |events| {
+        events.bind_text(1, session_id)?;
+        events.bind_text(2, agent)?;
+        events.bind_int64(3, WINDOW)?;
+        let mut steps = Vec::new();
+        while events.step()? {
+            let Value::Integer(id) = events.column(0) else { continue };
+            let data = events.column(1);
+            let project = events.column(2);
+            let mut step = step_of(id, false, data.as_text().unwrap_or("{}"), project.as_text());
+            step.subagent_of = Some(agent.to_owned());
+            steps.push(step);
+        }
+        steps.reverse();
+        Ok(steps)
+    })
 }
 
 /// Whether error event `event_id` is learned already (in
-/// `learned_errors`), with `lookup` prepared on first use; a failed lookup
-/// counts as learned, so that nothing is learned twice.
-fn is_learned(db: Connection, lookup: &RefCell<Option<Statement>>, event_id: i64) -> bool {
-    let mut slot = lookup.borrow_mut();
-    let stmt = match slot.as_mut() {
-        Some(stmt) => stmt,
-        None => match Statement::prepare(db, "SELECT 1 FROM main.learned_errors WHERE event_id = ?1") {
-            Ok(stmt) => slot.insert(stmt),
-            Err(_) => return true,
-        },
-    };
-    stmt.reset()
-        .and_then(|()| stmt.bind_int64(1, event_id))
-        .and_then(|()| stmt.step())
+/// `learned_errors`); a failed lookup counts as learned, so that nothing
+/// is learned twice.
+fn is_learned(db: Connection, statements: &mut StatementCache, event_id: i64) -> bool {
+    statements
+        .with(db, "SELECT 1 FROM main.learned_errors WHERE event_id = ?1", |stmt| {
+            stmt.bind_int64(1, event_id)?;
+            stmt.step()
+        })
         .unwrap_or(true)
 }
 
 fn find(
     db: Connection,
+    statements: &mut StatementCache,
     session_id: &str,
     agent_id: Option<&str>,
     output: Option<&str>,
 ) -> std::result::Result<Vec<Resolution>, String> {
-    let stream = read_window(db, session_id, agent_id)?;
+    let stream = read_window(db, statements, session_id, agent_id)?;
     // asked only of the errors this success resolves: most resolve none
-    let lookup = RefCell::new(None);
+    let statements = RefCell::new(statements);
     Ok(resolutions_with(
         &stream,
         output,
-        |e| !is_learned(db, &lookup, e.event_id),
-        |subagent| read_subagent(db, session_id, subagent).unwrap_or_default(),
+        |e| !is_learned(db, &mut statements.borrow_mut(), e.event_id),
+        |subagent| read_subagent(db, &mut statements.borrow_mut(), session_id, subagent).unwrap_or_default(),
     ))
 }
 
@@ -1040,7 +1106,7 @@ impl TableFunction for KbResolves {
 
     fn rows(
         db: Connection,
-        _statements: &mut StatementCache,
+        statements: &mut StatementCache,
         arguments: &[Option<&[u8]>],
     ) -> std::result::Result<Vec<Vec<Value>>, String> {
         let Some(session_id) = arguments[0] else {
@@ -1049,7 +1115,7 @@ impl TableFunction for KbResolves {
         let session_id = String::from_utf8_lossy(session_id);
         let agent_id = arguments[1].map(String::from_utf8_lossy);
         let output = arguments.get(2).copied().flatten().map(String::from_utf8_lossy);
-        Ok(find(db, &session_id, agent_id.as_deref(), output.as_deref())?
+        Ok(find(db, statements, &session_id, agent_id.as_deref(), output.as_deref())?
             .into_iter()
             .map(|r| {
                 vec![
