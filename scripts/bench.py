@@ -732,7 +732,7 @@ embedding not included (`errkb embed` runs after).
 | measure | value |
 |---|---:|
 | median time | {median:.2f} s (runs: {", ".join(f"{x:.2f}" for x in seconds)}) |
-| throughput | **{size / 1e6 / median:.1f} MB/s** (goal ≥ 20) |
+| throughput | **{size / 1e6 / median:.1f} MB/s** (goal ≥ 50) |
 | per tool call | {median / calls * 1e6:.0f} µs |
 | importing the same files again (all unchanged) | {again:.2f} s |
 

@@ -94,6 +94,15 @@ fn small_file(path: &Path) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
+impl Checkout {
+    /// Its first remote that normalises (`origin` first).
+    fn remote(&self) -> Option<String> {
+        remote_urls(&small_file(&self.config)?)
+            .iter()
+            .find_map(|url| normalize_remote(url))
+    }
+}
+
 /// The checkout `folder` is in: the nearest folder above it (or itself)
 /// with a `.git` folder, or a `.git` file naming one (a linked work tree
 /// or a submodule, whose `commondir` leads to the shared config). The
@@ -166,10 +175,7 @@ fn remote_urls(config: &str) -> Vec<String> {
 
 /// The normalised remote of the checkout `folder` is in, when it has one.
 pub fn remote_of(folder: &Path) -> Option<String> {
-    let checkout = checkout_of(folder, crate::config::home().as_deref())?;
-    remote_urls(&small_file(&checkout.config)?)
-        .iter()
-        .find_map(|url| normalize_remote(url))
+    checkout_of(folder, crate::config::home().as_deref())?.remote()
 }
 
 /// The project `folder` (as stored: `~/work/shop/api`) is part of: its
@@ -195,7 +201,7 @@ fn look_up(folder: &str, ceiling: Option<&Path>) -> String {
     let Some(checkout) = checkout_of(&path, ceiling) else {
         return stored.to_owned();
     };
-    if let Some(remote) = small_file(&checkout.config).and_then(|c| remote_urls(&c).iter().find_map(|u| normalize_remote(u))) {
+    if let Some(remote) = checkout.remote() {
         return remote;
     }
     if checkout.top == path {

@@ -148,6 +148,7 @@ pub fn best_match(
         (Stage::Vector, vector_match),
     ];
     let query = Query {
+        identifying: signature(&sig.headline),
         sig,
         key: legacy_key(query),
         normalized: crate::text::normalize::normalize_error(query),
@@ -194,6 +195,9 @@ fn legacy_key(query: &str) -> String {
 /// embedding job gave them one).
 struct Query {
     sig: Signature,
+    /// The signature of the query's identifying line alone (its headline),
+    /// which candidates' identifiers and values are compared on.
+    identifying: Signature,
     key: String,
     /// normalize_error() of the query, which a raw error's row has as key.
     normalized: String,
@@ -408,7 +412,7 @@ fn candidates(
 fn choose(query: &Query, candidates: Vec<Candidate>, stage: Stage, distance: Option<f64>) -> Option<Hit> {
     // Identifiers and values are compared on the identifying lines alone,
     // the same way on both sides.
-    let query_line = signature(&query.sig.headline);
+    let query_line = &query.identifying;
     let mut kept: Vec<(u8, Candidate)> = candidates
         .into_iter()
         .filter_map(|c| {
