@@ -247,3 +247,22 @@ def test_the_briefing_puts_the_current_error_and_known_fixes_first(home, tmp_pat
     assert len(briefing) <= 500
     more = [l for l in lines if l.startswith("(") and "more error" in l]
     assert more and (more[0] == "(1 more error)" or more[0].endswith("more errors)")), briefing
+
+
+def test_a_tests_expectation_met_in_another_project_is_not_told(home, tmp_path):
+    """An assertion is this code's own logic; once masked, `assert <V> in
+    <V>` is every such assertion. Another project's fix of one is no fix
+    here; in its own project it is still told."""
+    shop = checkout(tmp_path, "shop", "git@github.com:acme/shop.git")
+    blog = checkout(tmp_path, "blog", "git@github.com:acme/blog.git")
+    failed = ("FAILED tests/test_cli.py::test_help - AssertionError: assert 'usage' in 'Usage: cli'\n"
+              "E       AssertionError: assert 'usage' in 'Usage: cli'")
+    fail(home, "a", shop, "uv run pytest", failed)
+    ok(home, "a", shop, "Bash", {"command": "uv pip install -e ."})
+    ok(home, "a", shop, "Bash", {"command": "uv run pytest"})
+    assert rows(home, "SELECT count(*) FROM fixes") == [(1,)]
+    other = failed.replace("test_cli.py::test_help", "test_api.py::test_get").replace("'usage' in 'Usage: cli'",
+                                                                                     "'id' in '{}'")
+    assert fail(home, "b", blog, "uv run pytest", other) is None
+    here = fail(home, "c", shop, "uv run pytest", failed)
+    assert here is not None and "uv pip install -e ." in here

@@ -629,22 +629,9 @@ fn own_logic(error: &Step) -> Option<OwnLogic> {
     let raw = error.error_raw.as_deref().unwrap_or("");
     let headline = error.headline.as_deref().unwrap_or("");
     const CONFLICT: &[&str] = &["CONFLICT (", "Merge conflict in ", "Resolve all conflicts manually", "fix conflicts and run"];
-    const EXPECTATION: &[&str] = &[
-        "AssertionError",
-        "AssertionFailedError",
-        "ComparisonFailure",
-        "assertion failed",
-        "assertion `left == right` failed",
-        "assertion `left != right` failed",
-        "expect(received)",
-        "Failure/Error: expect",
-    ];
     if CONFLICT.iter().any(|c| raw.contains(c)) {
         Some(OwnLogic::Conflict)
-    } else if EXPECTATION.iter().any(|x| headline.contains(x) || raw.contains(x))
-        // a Go test's own message (`x_test.go:12: got 1, want 2`) under `--- FAIL:`
-        || raw.contains("--- FAIL: ") && headline.contains("_test.go:")
-    {
+    } else if crate::text::signature::states_an_unmet_expectation(headline, raw) {
         Some(OwnLogic::Expectation)
     } else {
         None

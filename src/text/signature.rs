@@ -228,6 +228,26 @@ fn compute(text: &str) -> Signature {
     }
 }
 
+/// Whether an error says a test's expectation was not met (an assertion
+/// failed: what the code gave is not what the test expected), from its
+/// headline and its text: the error of this code's own logic, whose fix
+/// is this code's too.
+pub fn states_an_unmet_expectation(headline: &str, raw: &str) -> bool {
+    const EXPECTATION: &[&str] = &[
+        "AssertionError",
+        "AssertionFailedError",
+        "ComparisonFailure",
+        "assertion failed",
+        "assertion `left == right` failed",
+        "assertion `left != right` failed",
+        "expect(received)",
+        "Failure/Error: expect",
+    ];
+    EXPECTATION.iter().any(|x| headline.contains(x) || raw.contains(x))
+        // a Go test's own message (`x_test.go:12: got 1, want 2`) under `--- FAIL:`
+        || raw.contains("--- FAIL: ") && headline.contains("_test.go:")
+}
+
 /// The part of a tool's output that identifies its error: its own output
 /// (`own_output`: without Claude Code's `Exit code N` and what a wrapper
 /// that ran it printed around it), from two lines before its identifying
