@@ -193,12 +193,14 @@ def standin():
 def cold(cmd, env, runs=9, stdin=None):
     """Median wall time (ms) and peak RSS (MB) of a whole process, run under
     GNU time: a child forked from this (large) Python process would report
-    Python's memory as its own peak."""
+    Python's memory as its own peak. `stdin`: bytes, or a function of the
+    run's number giving them."""
     times, rss = [], []
     report = CACHE / "time.out"
-    for _ in range(runs):
+    for run in range(runs):
         start = time.perf_counter()
-        proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", str(report), *cmd], input=stdin,
+        given = stdin(run) if callable(stdin) else stdin
+        proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", str(report), *cmd], input=given,
                               env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         times.append((time.perf_counter() - start) * 1000)
         if proc.returncode != 0:
@@ -625,7 +627,10 @@ def hooks(rounds=41):
             [*cases, ("SessionEnd", "SessionEnd", {**base, "reason": "exit"})], [*times, session_end],
             [*homes, end_home], floors):
         hook = [str(DIST / "errkb"), "hook", *(["--agent", agent[0]] if agent else []), event]
-        _, mb = cold(hook, env, runs=5, stdin=json.dumps(body).encode())
+        # (as in the rounds: each run of a failure is a session not told yet)
+        fresh = event == "PostToolUseFailure" or label.endswith("exact hit") and agent
+        _, mb = cold(hook, env, runs=5,
+                     stdin=lambda run: json.dumps({**body, "session_id": f"rss-{run}"} if fresh else body).encode())
         p50 = statistics.median(runs)
         rows.append(f"| {label} | {p50:.2f} | {percentile(runs, 0.9):.2f} | {p50 / its_floor:.2f}× | {mb:.1f} |")
     concurrent = parallel_sessions(pristine)

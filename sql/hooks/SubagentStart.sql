@@ -46,32 +46,40 @@ GROUP BY coalesce(data ->> '$.signature', data ->> '$.error');
 -- the current error, the fix the failure advice told the main agent
 -- moments ago (the same or a similar error's: its 'advice' event names
 -- the entry and the fix), else its own entry's; for the others, their own
--- entry's (tellable).
+-- entry's. One tellable for all the entries: what was told and applied in
+-- this session is read once.
+CREATE TEMP TABLE entries (entry, advised_fix, headline, tool, ts, current);
+INSERT INTO temp.entries
+SELECT coalesce(a.advice ->> '$.errorKbId', kb.id), a.advice ->> '$.fixId', r.headline, r.tool, r.ts, r.current
+FROM temp.recent AS r CROSS JOIN temp.payload AS p
+LEFT JOIN (SELECT x.data AS advice, x.data ->> '$.toolUseId' AS tool_use_id
+           FROM main.events AS x, temp.payload AS q
+           WHERE x.session_id = q.session_id AND x.type = 'advice' AND x.data ->> '$.kind' = 'failure'
+             AND x.data ->> '$.toolUseId' = (SELECT tool_use_id FROM temp.recent WHERE current)
+           ORDER BY x.id DESC LIMIT 1) AS a ON r.current AND a.tool_use_id = r.tool_use_id
+LEFT JOIN main.error_kb AS kb ON kb.error_normalized = r.error;
+CREATE TEMP TABLE may_tell (error_kb_id, fix_id, uid, resolution, origin, elsewhere, headline, rank);
+INSERT INTO temp.may_tell
+SELECT error_kb_id, fix_id, uid, resolution, origin, elsewhere, headline, rank
+FROM tellable((SELECT json_group_array(entry) FROM temp.entries WHERE entry IS NOT NULL),
+              (SELECT session_id FROM temp.payload), (SELECT agent_id FROM temp.payload),
+              (SELECT project FROM temp.payload));
 CREATE TEMP TABLE briefing (headline, tool, fix_uid, resolution, origin, elsewhere, similar, ts, current);
 INSERT INTO temp.briefing
-SELECT project_relative(r.headline, p.cwd), r.tool, t.uid, t.resolution, t.origin, t.elsewhere,
-       project_relative(nullif(t.headline, ''), p.cwd), r.ts, 1
-FROM temp.recent AS r CROSS JOIN temp.payload AS p
-LEFT JOIN main.events AS a ON a.session_id = p.session_id AND a.type = 'advice'
-  AND a.data ->> '$.kind' = 'failure' AND a.data ->> '$.toolUseId' = r.tool_use_id
-LEFT JOIN main.error_kb AS kb ON kb.error_normalized = r.error
-LEFT JOIN tellable(coalesce(a.data ->> '$.errorKbId', kb.id), p.session_id, p.agent_id, p.project) AS t
-WHERE r.current
-ORDER BY t.fix_id IS a.data ->> '$.fixId' DESC, t.rank
+SELECT project_relative(e.headline, p.cwd), e.tool, t.uid, t.resolution, t.origin, t.elsewhere,
+       project_relative(nullif(t.headline, ''), p.cwd), e.ts, 1
+FROM temp.entries AS e CROSS JOIN temp.payload AS p
+LEFT JOIN temp.may_tell AS t ON t.error_kb_id = e.entry
+WHERE e.current
+ORDER BY t.fix_id IS e.advised_fix DESC, t.rank
 LIMIT 1;
--- (one tellable for all their entries, each entry's best fix its first:
--- what was told and applied in this session is read once)
+-- (each other entry's best fix: its first)
 INSERT INTO temp.briefing
-SELECT project_relative(r.headline, p.cwd), r.tool, t.uid, t.resolution, t.origin, t.elsewhere, NULL, r.ts, 0
-FROM temp.recent AS r CROSS JOIN temp.payload AS p
-LEFT JOIN main.error_kb AS kb ON kb.error_normalized = r.error
+SELECT project_relative(e.headline, p.cwd), e.tool, t.uid, t.resolution, t.origin, t.elsewhere, NULL, e.ts, 0
+FROM temp.entries AS e CROSS JOIN temp.payload AS p
 LEFT JOIN (SELECT error_kb_id, uid, resolution, origin, elsewhere, min(rank)
-           FROM tellable((SELECT json_group_array(k.id) FROM temp.recent AS o
-                          JOIN main.error_kb AS k ON k.error_normalized = o.error WHERE NOT o.current),
-                         (SELECT session_id FROM temp.payload), (SELECT agent_id FROM temp.payload),
-                         (SELECT project FROM temp.payload))
-           GROUP BY error_kb_id) AS t ON t.error_kb_id = kb.id
-WHERE NOT r.current;
+           FROM temp.may_tell GROUP BY error_kb_id) AS t ON t.error_kb_id = e.entry
+WHERE NOT e.current;
 
 -- Up to 3 claude_md rules from the newest analysis (this project's or a
 -- global one) of the last 48 hours.
