@@ -350,14 +350,32 @@ fn covers(retry: &[String], failed: &[String], checker: bool) -> bool {
 }
 
 /// The program a failed command could not find (`command not found`).
+/// The numbers a command names (a port, a count), in its arguments and
+/// its options' values: `-p 6380`, `:8080`, `--port=5432`.
+fn numbers_named(c: &Command) -> Vec<String> {
+    let values = c.options.iter().filter_map(|o| o.split_once([' ', '=']).map(|(_, v)| v));
+    c.arguments
+        .iter()
+        .map(String::as_str)
+        .chain(values)
+        .flat_map(|w| w.split([':', ',', '=']))
+        .filter(|w| w.len() >= 2 && w.bytes().all(|b| b.is_ascii_digit()))
+        .map(str::to_owned)
+        .collect()
+}
+
 fn missing_program(e: &Step) -> Option<String> {
     let raw = e.error_raw.as_deref()?;
     let sig = crate::text::signature::signature(raw);
     if sig.text.starts_with("command not found") {
-        sig.values.first().cloned()
-    } else {
-        None
+        return sig.values.first().cloned();
     }
+    // zsh's own words (macOS's shell): `zsh: command not found: redis-cli`,
+    // `(eval):1: command not found: redis-cli`
+    raw.lines()
+        .find_map(|l| l.split_once("command not found: ").map(|(_, program)| program.trim()))
+        .filter(|p| !p.is_empty() && !p.contains(char::is_whitespace))
+        .map(str::to_owned)
 }
 
 /// How success `s` is related to error `e`, if it is; `between` are the
@@ -391,9 +409,14 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
             // shows no error, those whose exit status a pipe or a `||` hid
             s.line()?;
             let mut successes = s.chain().to_vec();
+            // (and of those, the ones the output reports in words how they
+            // ended: `A && echo OPEN || echo CLOSED`)
+            let reported = output.map(|o| command::reported_ends(s.line().unwrap_or(""), o)).unwrap_or_default();
             if output.is_some_and(|o| !o.trim().is_empty() && !crate::text::signature::signature(o).identified) {
-                successes.extend(command::analyse_shown(s.line()?));
+                let failed = |c: &Command| reported.iter().any(|(r, ok)| !ok && r == c);
+                successes.extend(command::analyse_shown(s.line()?).into_iter().filter(|c| !failed(c)));
             }
+            successes.extend(reported.iter().filter(|(_, ok)| *ok).map(|(c, _)| c.clone()));
             // what the error named of the failed command's arguments: a retry
             // may leave those out (`git add a b dist` failed on the ignored
             // `dist`; `git add a b` is its retry). A name is one word: inline
@@ -452,10 +475,18 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
                 .iter()
                 .find(|(p, _)| *p == program)
                 .map_or(&[][..], |(_, s)| *s);
+            // (on the same target: when both name numbers, a port or a
+            // count, the substitute names every one the failed command did;
+            // `nc -z db 5432` is no check of what `redis-cli -p 6380` asked)
+            let failed_numbers = numbers_named(ec);
+            let same_target = |sc: &Command| {
+                let named = numbers_named(sc);
+                failed_numbers.is_empty() || named.is_empty() || failed_numbers.iter().all(|n| named.contains(n))
+            };
             (ec.program == program
-                && successes
-                    .iter()
-                    .any(|sc| substitutes.iter().any(|sub| sc.subject == *sub || sc.program == *sub)))
+                && successes.iter().any(|sc| {
+                    substitutes.iter().any(|sub| sc.subject == *sub || sc.program == *sub) && same_target(sc)
+                }))
             .then_some(Relation::Substitute)
         }
         ("Read", "Read") => same_file.then_some(Relation::SameOperation),
@@ -1498,5 +1529,20 @@ mod tests {
             ], None, |_| true,
         );
         assert!(found.is_empty());
+    }
+
+    #[test]
+    fn a_success_reported_in_words_is_one() {
+        // `nc && echo OPEN || echo CLOSED` printing OPEN: nc ran well
+        let redis = || error(1, "Bash", "redis-cli -h db -p 6380 ping 2>&1",
+                             "Exit code 127\n(eval):1: command not found: redis-cli");
+        let nc = "nc -z -w3 db 6380 2>&1 && echo \"REDIS PORT OPEN\" || echo \"REDIS PORT CLOSED\"";
+        let found = resolutions(&[redis(), bash(2, nc)], Some("Connection succeeded!\nREDIS PORT OPEN"), |_| true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].kind, "cross_tool_resolution");
+        assert!(resolutions(&[redis(), bash(2, nc)], Some("REDIS PORT CLOSED"), |_| true).is_empty());
+        // another port's check is no substitute for this one's
+        let other_port = nc.replace("6380", "5432");
+        assert!(resolutions(&[redis(), bash(2, &other_port)], Some("REDIS PORT OPEN"), |_| true).is_empty());
     }
 }

@@ -231,6 +231,41 @@ fn runs_task_among(command: &Command, names: &[&str]) -> bool {
             .any(|t| task == *t || task.starts_with(&format!("{t}:")) || task.starts_with(&format!("{t}-")))
 }
 
+/// How the commands of a line's `A && echo YES || echo NO` ended, as its
+/// output says: well (true) when it shows YES and not NO, badly (false)
+/// when it shows NO and not YES. The idiom reports how A ended in words
+/// instead of its exit status (which the `||` hides): `nc -z -w3 db 5432
+/// && echo OPEN || echo CLOSED` printing OPEN ran nc well. (A that is a
+/// pipeline's last command only: the others' status is not what `&&` saw.)
+pub fn reported_ends(line: &str, output: &str) -> Vec<(Command, bool)> {
+    let lexed = lex(line);
+    let said = |words: &[String]| -> Option<String> {
+        let (program, rest) = words.split_first()?;
+        let text = rest.iter().filter(|w| !w.starts_with('-')).cloned().collect::<Vec<_>>().join(" ");
+        let text = text.trim().to_owned();
+        (matches!(program.as_str(), "echo" | "printf") && text.chars().count() >= 2 && !text.contains(['$', '`', '%']))
+            .then_some(text)
+    };
+    let mut out = Vec::new();
+    for at in 0..lexed.len().saturating_sub(2) {
+        let ((ran, first), (yes, second), (no, _)) = (&lexed[at], &lexed[at + 1], &lexed[at + 2]);
+        if *first != Joint::And || *second != Joint::Or || at > 0 && lexed[at - 1].1 == Joint::Pipe {
+            continue;
+        }
+        let (Some(yes), Some(no)) = (said(yes), said(no)) else { continue };
+        if yes.contains(&no) || no.contains(&yes) {
+            continue;
+        }
+        let ended = match (output.contains(&yes), output.contains(&no)) {
+            (true, false) => true,
+            (false, true) => false,
+            _ => continue,
+        };
+        out.extend(read_command(ran).map(|c| (c, ended)));
+    }
+    out
+}
+
 /// Commands that show what reaches them, line for line (some of it): a
 /// command piped into one of these printed its own report, so its output
 /// can show whether it failed. (`grep`, `sort`, `awk` … change what is
@@ -1809,6 +1844,13 @@ mod tests {
         assert!(!only_checks(&read("npx eslint --fix src")));
         assert!(!only_checks(&read("npm run build")));
         assert!(!only_checks(&read("npx tsc")));
+        // `A && echo YES || echo NO`: the words say how A ended
+        let nc = "nc -z -w3 db 6380 && echo \"PORT OPEN\" || echo \"PORT CLOSED\"";
+        let ends = |out: &str| reported_ends(nc, out).into_iter().map(|(c, ok)| (c.subject, ok)).collect::<Vec<_>>();
+        assert_eq!(ends("PORT OPEN\n"), [("nc".to_owned(), true)]);
+        assert_eq!(ends("PORT CLOSED\n"), [("nc".to_owned(), false)]);
+        assert!(ends("").is_empty());
+        assert!(reported_ends("curl -s x | grep -q ok && echo up || echo down", "up").is_empty());
         // a runner's test task is a checker; the shell's `test` is not
         assert!(is_checker(&read("npm run test:unit")) && is_checker(&read("make lint")));
         assert!(!is_checker(&read("test -f package.json")) && !is_checker(&read("npm run db:seed")));
