@@ -59,6 +59,9 @@ const WINDOW: i64 = 50;
 /// ten steps, and a success further away than this was another fix's
 /// almost every time.
 const HORIZON: usize = 12;
+/// The same, counting the steps that only looked too (reads, searches,
+/// checks): HORIZON counts only those that did something.
+const LOOKS_HORIZON: usize = 24;
 const MAX_TOOLS: usize = 5;
 const MAX_COMMANDS: usize = 5;
 const MAX_EDITS: usize = 3;
@@ -251,6 +254,17 @@ impl Step {
             return Some(line);
         }
         Some(line.trim_end_matches(|c: char| !c.is_whitespace()).trim_end())
+    }
+
+    /// A success that only looked: read a file, searched, listed, ran a
+    /// check that changes nothing.
+    fn only_looks(&self) -> bool {
+        !self.is_error
+            && match self.tool() {
+                "Read" | "Grep" | "Glob" | "LS" => true,
+                "Bash" => self.command().is_some_and(|c| c.inspection || command::only_checks(c)),
+                _ => false,
+            }
     }
 
     /// A success that changed something (not a look around).
@@ -779,18 +793,31 @@ fn looked_for_what_was_not_there(error: &Step) -> bool {
 /// the one before.
 fn within_horizon(stream: &[Step], at: usize, current: usize) -> bool {
     let error = &stream[at];
-    let mut last = at;
-    for (i, step) in stream.iter().enumerate().take(current).skip(at + 1) {
+    // (distance in steps that did something: looking around does not take
+    // the agent further from the error, up to LOOKS_HORIZON steps in all;
+    // but a look that failed is answered by a look soon after, so for one
+    // every step counts)
+    let failed_a_look = match error.tool() {
+        "Read" | "Grep" | "Glob" | "LS" => true,
+        "Bash" => error.command().is_some_and(|c| c.inspection),
+        _ => false,
+    };
+    let (mut acting, mut all) = (0, 0);
+    for step in &stream[at + 1..current] {
         if step.is_error && same_operation_failed_again(error, step) {
-            if i - last > HORIZON {
+            if acting + 1 > HORIZON || all + 1 > LOOKS_HORIZON {
                 return false;
             }
-            last = i;
+            (acting, all) = (0, 0);
+        } else {
+            all += 1;
+            if failed_a_look || !step.only_looks() {
+                acting += 1;
+            }
         }
     }
-    current - last <= HORIZON
+    acting < HORIZON && all < LOOKS_HORIZON
 }
-
 /// Whether `later`, a failure, is the same operation as `error` failing
 /// again (a chain): the same tool on the same command subject or file.
 fn same_operation_failed_again(error: &Step, later: &Step) -> bool {
