@@ -152,6 +152,7 @@ pub struct Step {
     analysed: std::cell::OnceCell<Option<Command>>,
     chain: std::cell::OnceCell<Vec<Command>>,
     stash_moves: std::cell::OnceCell<Vec<bool>>,
+    missing: std::cell::OnceCell<Option<String>>,
 }
 
 impl Step {
@@ -202,6 +203,7 @@ impl Step {
             analysed: Default::default(),
             chain: Default::default(),
             stash_moves: Default::default(),
+            missing: Default::default(),
         }
     }
 
@@ -243,6 +245,11 @@ impl Step {
                 .map(|l| command::analyse_all(l).iter().filter_map(stash_move).collect())
                 .unwrap_or_default()
         })
+    }
+
+    /// The program an error says was not found (`missing_program`).
+    fn missing_program(&self) -> Option<&str> {
+        self.missing.get_or_init(|| missing_program(self)).as_deref()
     }
 
     /// The command line as it is read: a line stored cut (at LINE_CHARS,
@@ -394,7 +401,33 @@ fn missing_program(e: &Step) -> Option<String> {
 
 /// How success `s` is related to error `e`, if it is; `between` are the
 /// steps in between, `output` what the success printed (when known).
-fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Option<Relation> {
+/// The commands a shell success proves ran well (worked out once per
+/// success: see `relation`): those its exit status shows; when its output
+/// shows no error, those whose status a pipe or a `||` hid; and those the
+/// output reports in words (`A && echo OPEN || echo CLOSED`), less those
+/// it reports failed.
+fn proven_by(s: &Step, output: Option<&str>) -> Vec<Command> {
+    let Some(line) = s.line() else {
+        return Vec::new();
+    };
+    let mut successes = s.chain().to_vec();
+    let reported = output.map(|o| command::reported_ends(line, o)).unwrap_or_default();
+    if output.is_some_and(|o| !o.trim().is_empty() && !crate::text::signature::signature(o).identified) {
+        let failed = |c: &Command| reported.iter().any(|(r, ok)| !ok && r == c);
+        successes.extend(command::analyse_shown(line).into_iter().filter(|c| !failed(c)));
+    }
+    successes.extend(reported.into_iter().filter(|(_, ok)| *ok).map(|(c, _)| c));
+    successes
+}
+
+/// How success `s` relates to error `e`, with `between` the steps between
+/// them and `proven` what `s` proves ran well (`proven_by`).
+fn relation<'p>(
+    e: &Step,
+    s: &Step,
+    between: &[Step],
+    proven: &dyn Fn() -> &'p [Command],
+) -> Option<Relation> {
     if !e.is_error || s.is_error || e.tool.is_none() {
         return None;
     }
@@ -419,18 +452,8 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
                     return None;
                 }
             }
-            // the commands the success proves ran well; and, when its output
-            // shows no error, those whose exit status a pipe or a `||` hid
             s.line()?;
-            let mut successes = s.chain().to_vec();
-            // (and of those, the ones the output reports in words how they
-            // ended: `A && echo OPEN || echo CLOSED`)
-            let reported = output.map(|o| command::reported_ends(s.line().unwrap_or(""), o)).unwrap_or_default();
-            if output.is_some_and(|o| !o.trim().is_empty() && !crate::text::signature::signature(o).identified) {
-                let failed = |c: &Command| reported.iter().any(|(r, ok)| !ok && r == c);
-                successes.extend(command::analyse_shown(s.line()?).into_iter().filter(|c| !failed(c)));
-            }
-            successes.extend(reported.iter().filter(|(_, ok)| *ok).map(|(c, _)| c.clone()));
+            let successes = proven();
             // what the error named of the failed command's arguments: a retry
             // may leave those out (`git add a b dist` failed on the ignored
             // `dist`; `git add a b` is its retry). A name is one word: inline
@@ -468,7 +491,7 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
                 l.chars().count() >= LINE_CHARS
                     && l.split_whitespace().last().is_some_and(|w| w.len() >= 5 && "--no-verify".starts_with(w))
             });
-            for sc in &successes {
+            for sc in successes {
                 // skipping the checks (`git commit --no-verify`) fixes nothing
                 if (cut_short || sc.options.iter().any(|o| o == "--no-verify"))
                     && !ec.options.iter().any(|o| o == "--no-verify")
@@ -483,8 +506,8 @@ fn relation(e: &Step, s: &Step, between: &[Step], output: Option<&str>) -> Optio
                 }
             }
             // a substitute for a program that was not found
-            let missing = missing_program(e)?;
-            let program = command::program_name(&missing);
+            let missing = e.missing_program()?;
+            let program = command::program_name(missing);
             let substitutes = SUBSTITUTES
                 .iter()
                 .find(|(p, _)| *p == program)
@@ -855,6 +878,8 @@ pub fn resolutions_with(
     let project = success.project.as_deref();
     let mut found = Vec::new();
     let mut delegated: std::collections::HashMap<String, Vec<Step>> = std::collections::HashMap::new();
+    let proven_once = std::cell::OnceCell::new();
+    let proven = || proven_once.get_or_init(|| proven_by(success, output)).as_slice();
     for (at, error) in stream[..current].iter().enumerate() {
         if !error.is_error || error.unidentified || error.error.as_deref().is_none_or(str::is_empty) {
             continue;
@@ -864,7 +889,7 @@ pub fn resolutions_with(
         if !within_horizon(stream, at, current) {
             continue;
         }
-        let Some(relation) = relation(error, success, &stream[at + 1..current], output) else {
+        let Some(relation) = relation(error, success, &stream[at + 1..current], &proven) else {
             continue;
         };
         // the retry printed the same error again: its exit status hid it
@@ -1031,6 +1056,11 @@ fn step_of(id: i64, is_error: bool, data: &str, project: Option<&str>) -> Step {
             steps.clear();
         }
         let step = Step::from_event(id, is_error, data, project.map(str::to_owned));
+        // (its analyses made before it is kept: each use gets a copy)
+        step.command();
+        step.chain();
+        step.stash_moves();
+        step.missing_program();
         steps.insert(id, (data.to_owned(), step.clone()));
         step
     })
