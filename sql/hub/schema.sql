@@ -45,10 +45,12 @@ EXCEPTION WHEN duplicate_object THEN NULL;
 END $$;
 
 -- Whether the logged-in user may act for the whole team: the schema's
--- owner (and superusers), or a login in errkb_admin.
+-- owner (and superusers), or a login in errkb_admin. (Every function here
+-- searches pg_catalog, then the session's temporary tables last: a member's
+-- temporary table cannot stand in for a catalog.)
 CREATE OR REPLACE FUNCTION errkb.is_admin() RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
-  SELECT pg_has_role(session_user, (SELECT nspowner FROM pg_namespace WHERE nspname = 'errkb'), 'MEMBER')
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+  SELECT pg_has_role(session_user, (SELECT nspowner FROM pg_catalog.pg_namespace WHERE nspname = 'errkb'), 'MEMBER')
       OR pg_has_role(session_user, 'errkb_admin', 'MEMBER')
 $$;
 
@@ -195,7 +197,7 @@ CREATE INDEX IF NOT EXISTS counts_member ON errkb.counts (member);
 -- is stamped with the login that wrote it, the server's clock and the
 -- writing transaction.
 CREATE OR REPLACE FUNCTION errkb.stamp() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   -- (the owner may move rows to a member: errkb.assign_replica)
   IF TG_TABLE_NAME IN ('fixes', 'counts') AND (TG_OP = 'INSERT' OR NOT errkb.is_admin()) THEN
@@ -227,7 +229,7 @@ CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON errkb.removed_members FOR EACH R
 -- withdrawn on the laptops too: the deletion leaves a retraction of that
 -- member's copy, which they receive.
 CREATE OR REPLACE FUNCTION errkb.withdraw_deleted() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   INSERT INTO errkb.retractions (uid, member) VALUES (OLD.uid, OLD.member) ON CONFLICT DO NOTHING;
   RETURN OLD;
@@ -238,11 +240,11 @@ CREATE TRIGGER withdraw_deleted AFTER DELETE ON errkb.fixes FOR EACH ROW EXECUTE
 -- ---- Row-level security ----------------------------------------------------
 -- (The schema's owner is not subject to it; members are.)
 CREATE OR REPLACE FUNCTION errkb.may_write() RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT NOT EXISTS (SELECT 1 FROM errkb.removed_members WHERE member = session_user)
 $$;
 CREATE OR REPLACE FUNCTION errkb.is_retracted(fix text, sender text) RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT EXISTS (SELECT 1 FROM errkb.retractions WHERE uid = fix AND member IN ('', sender))
 $$;
 
@@ -290,7 +292,7 @@ CREATE POLICY read ON errkb.replica_claims FOR SELECT USING (true);
 -- they have checked that the caller is the owner or in errkb_admin.)
 --   SELECT errkb.remove_member('mallory');
 CREATE OR REPLACE FUNCTION errkb.remove_member(name text) RETURNS text
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   fixes bigint;
 BEGIN
@@ -302,7 +304,7 @@ BEGIN
   DELETE FROM errkb.fixes WHERE member = name;
   GET DIAGNOSTICS fixes = ROW_COUNT;
   DELETE FROM errkb.counts WHERE member = name;
-  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = name) THEN
+  IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = name) THEN
     BEGIN
       EXECUTE format('REVOKE errkb_member FROM %I', name);
     EXCEPTION WHEN insufficient_privilege THEN
@@ -318,7 +320,7 @@ END $$;
 -- member (errkb hub status shows a laptop its replica id):
 --   SELECT errkb.assign_replica('<replica id>', 'alice');
 CREATE OR REPLACE FUNCTION errkb.assign_replica(r text, name text) RETURNS text
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   fixes bigint;
 BEGIN
@@ -348,13 +350,15 @@ DROP FUNCTION IF EXISTS errkb.claim_replica(text);
 -- made-up laptop ids.
 CREATE OR REPLACE FUNCTION errkb.send_counts(uids text[], r text, learned bigint[], sessions bigint[],
                                              advised bigint[], helped bigint[], failed bigint[]) RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   written bigint;
 BEGIN
   IF NOT errkb.may_write() THEN
     RAISE EXCEPTION 'the hub''s owner removed % from the team', session_user;
   END IF;
+  -- (one member's calls one at a time: two at once could each see room)
+  PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('errkb.send_counts ' || session_user));
   IF NOT EXISTS (SELECT 1 FROM errkb.counts WHERE member = session_user AND replica = r)
      AND (SELECT count(DISTINCT replica) FROM errkb.counts WHERE member = session_user) >= 20 THEN
     RAISE EXCEPTION 'counts from more than 20 laptops of %: the hub''s owner can remove old ones', session_user;
@@ -382,7 +386,7 @@ END $$;
 -- Only copies the member has on the hub: a retraction of anything else
 -- would be a row every laptop reads, for nothing.
 CREATE OR REPLACE FUNCTION errkb.withdraw(uids text[]) RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   removed bigint;
 BEGIN

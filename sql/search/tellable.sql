@@ -15,8 +15,10 @@
 -- that this agent did not apply itself in this session (an error of its
 -- stream that the fix was learned from). "The same fix" is its content
 -- (fix_key): one fix learned under two errors is told once.
--- The order: a fix learned in this project first, then fix_standing's
--- (this machine's own, the voices for it, sessions, uses, the newest).
+-- The order: this machine's own fixes first (a teammate's never ranks
+-- before them, whatever project it says it was for), among them those
+-- learned in this project first; then fix_standing's (the voices for it,
+-- sessions, uses, the newest).
 --   this_project  1: learned in this project (or where it was learned is
 --                 not known); 0: only elsewhere, named in `elsewhere`
 -- A row an older writer filled (error_kb with no `fixes` row) is its own
@@ -61,4 +63,4 @@ WHERE NOT EXISTS (SELECT 1 FROM told WHERE told.uid = x.uid OR told.fix_key = x.
   AND NOT EXISTS (SELECT 1 FROM applied WHERE applied.fix_id = x.fix_id OR applied.fix_key = x.fix_key)
 -- (the table function numbers the rows in this order: their rank; a
 -- window function here cost a third of compiling this, in every hook)
-ORDER BY this_project DESC, own DESC, support DESC, sessions DESC, uses DESC, ts DESC
+ORDER BY own DESC, this_project DESC, support DESC, sessions DESC, uses DESC, ts DESC

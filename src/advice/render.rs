@@ -235,12 +235,31 @@ fn elsewhere_line(facts: &Value, w: &Words) -> Option<String> {
 
 /// Lines a teammate sent, set off as a quotation.
 fn quote_lines(lines: Vec<String>) -> Vec<String> {
-    lines.into_iter().map(|l| format!("> {l}")).collect()
+    lines.into_iter().map(|l| format!("> {}", without_unicode_breaks(&l))).collect()
 }
 
 /// A snippet of an edit, quoted, on one line.
 fn quoted(snippet: &str) -> String {
     format!("\"{}\"", snippet.replace('\n', " ⏎ "))
+}
+
+/// A teammate's record, quoted, on one line: quotation marks and
+/// backslashes inside are escaped, so that what is quoted cannot close the
+/// quotes and go on in errkb's voice; nor can a Unicode line break start a
+/// line of its own.
+fn quoted_record(record: &str) -> String {
+    let record = without_unicode_breaks(record);
+    format!("\"{}\"", record.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', " ⏎ "))
+}
+
+/// Unicode's line and paragraph separators (which some readers take for
+/// line breaks) as spaces, and its direction overrides (which reorder what
+/// is shown) left out.
+fn without_unicode_breaks(text: &str) -> String {
+    text.chars()
+        .filter(|c| !matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+        .map(|c| if matches!(c, '\u{2028}' | '\u{2029}') { ' ' } else { c })
+        .collect()
 }
 
 /// A fix as lines, decisive step first: the commands that changed
@@ -372,7 +391,7 @@ fn failure(facts: &Value, w: &Words) -> Option<String> {
     let closing = if team { w.team_closing } else { w.closing }.to_owned();
     if let Some(other) = resolution(facts, "other").and_then(|o| compact_fix(&o, w)) {
         let line = if text(facts, "other_origin") == Some("team") {
-            one_line(&format!("{}{}", w.team_other_fix, quoted(&other)))
+            one_line(&format!("{}{}", w.team_other_fix, quoted_record(&other)))
         } else {
             one_line(&format!("{}{other}", w.other_fix))
         };
@@ -479,13 +498,15 @@ fn briefing(facts: &Value, w: &Words) -> Option<String> {
             if let Some(fix) = resolution(e, "fix").and_then(|f| compact_fix(&f, w)) {
                 // the fix of a similar error: that error first, as it was
                 if let Some(similar) = text(e, "similar").filter(|s| *s != headline) {
+                    // (a teammate's record of it: quoted, as its fix is)
+                    let similar = if flag(e, "team") { quoted_record(similar) } else { similar.replace('\n', " ") };
                     entry.push('\n');
-                    entry.push_str(&cut_at_word(&format!("{}{}", w.briefing_similar, similar.replace('\n', " ")), MAX_LINE));
+                    entry.push_str(&cut_at_word(&format!("{}{}", w.briefing_similar, similar), MAX_LINE));
                 }
                 // a teammate's fix: named so, and quoted
                 if flag(e, "team") {
                     entry.push_str(&format!("\n{}{}{}", w.briefing_fix.trim_end_matches([' ', ':']), w.team, ": "));
-                    entry.push_str(&quoted(&fix));
+                    entry.push_str(&quoted_record(&fix));
                 } else if text(e, "elsewhere").is_some() {
                     entry.push_str(&format!("\n{}{fix}", w.briefing_elsewhere));
                 } else {
