@@ -141,15 +141,20 @@ pub struct Step {
     pub edit: Option<Json>,
     /// An Agent (Task) call: the agent it started, whose steps are its.
     pub subagent: Option<String>,
-    /// A step of a subagent's stream, looked up for an Agent call: that agent.
-    pub subagent_of: Option<String>,
     /// The agent whose step it is (`agentId`; none: the main thread).
     pub agent: Option<String>,
     /// The project folder (stored paths are relative to it in a fix).
     pub project: Option<String>,
-    /// `command()`'s answer, worked out once: a step is asked for it for
-    /// each error of the window. So are `chain()` and `stash_moves()`.
-    analysed: std::cell::OnceCell<Option<Command>>,
+    /// What is worked out of it, once: a step is asked for each error of
+    /// its window, and its copies (see `step_of`) share what was.
+    analyses: std::rc::Rc<Analyses>,
+}
+
+/// A step's analyses (see `Step::command`, `chain`, `stash_moves`,
+/// `missing_program`), each made when first asked for.
+#[derive(Debug, Default)]
+struct Analyses {
+    command: std::cell::OnceCell<Option<Command>>,
     chain: std::cell::OnceCell<Vec<Command>>,
     stash_moves: std::cell::OnceCell<Vec<bool>>,
     missing: std::cell::OnceCell<Option<String>>,
@@ -197,13 +202,9 @@ impl Step {
                 .filter(|e| !e.is_null())
                 .cloned(),
             subagent: text(&["meta", "subagent"]),
-            subagent_of: None,
             agent: text(&["agentId"]).filter(|a| !a.is_empty()),
             project,
-            analysed: Default::default(),
-            chain: Default::default(),
-            stash_moves: Default::default(),
-            missing: Default::default(),
+            analyses: Default::default(),
         }
     }
 
@@ -217,7 +218,8 @@ impl Step {
     }
 
     fn command(&self) -> Option<&Command> {
-        self.analysed
+        self.analyses
+            .command
             .get_or_init(|| {
                 if self.tool() == "Bash" {
                     self.line().and_then(command::analyse)
@@ -231,13 +233,13 @@ impl Step {
     /// The commands a success of a shell proves ran well
     /// (`command::analyse_chain` of its line).
     fn chain(&self) -> &[Command] {
-        self.chain.get_or_init(|| self.line().map(command::analyse_chain).unwrap_or_default())
+        self.analyses.chain.get_or_init(|| self.line().map(command::analyse_chain).unwrap_or_default())
     }
 
     /// How a shell step's line moves the work tree's changes, in order:
     /// set aside (`git stash`: true) or brought back (`git stash pop`).
     fn stash_moves(&self) -> &[bool] {
-        self.stash_moves.get_or_init(|| {
+        self.analyses.stash_moves.get_or_init(|| {
             if self.tool() != "Bash" {
                 return Vec::new();
             }
@@ -249,7 +251,7 @@ impl Step {
 
     /// The program an error says was not found (`missing_program`).
     fn missing_program(&self) -> Option<&str> {
-        self.missing.get_or_init(|| missing_program(self)).as_deref()
+        self.analyses.missing.get_or_init(|| missing_program(self)).as_deref()
     }
 
     /// The command line as it is read: a line stored cut (at LINE_CHARS,
@@ -263,15 +265,18 @@ impl Step {
         Some(line.trim_end_matches(|c: char| !c.is_whitespace()).trim_end())
     }
 
-    /// A success that only looked: read a file, searched, listed, ran a
-    /// check that changes nothing.
+    /// A look: a read, a search, a listing, a command that only reads.
+    fn is_look(&self) -> bool {
+        match self.tool() {
+            "Read" | "Grep" | "Glob" | "LS" => true,
+            "Bash" => self.command().is_some_and(|c| c.inspection),
+            _ => false,
+        }
+    }
+
+    /// A success that only looked, or ran a check that changes nothing.
     fn only_looks(&self) -> bool {
-        !self.is_error
-            && match self.tool() {
-                "Read" | "Grep" | "Glob" | "LS" => true,
-                "Bash" => self.command().is_some_and(|c| c.inspection || command::only_checks(c)),
-                _ => false,
-            }
+        !self.is_error && (self.is_look() || self.command().is_some_and(command::only_checks))
     }
 
     /// A success that changed something (not a look around).
@@ -283,10 +288,10 @@ impl Step {
             "Bash" => self.command().is_some_and(|c| {
                 !c.inspection
                     && !TRIVIAL_STEPS.contains(&c.program.as_str())
-                    && !command::only_checks(&c)
+                    && !command::only_checks(c)
                     // (work in a temporary folder is scratch work, unless
                     // the project itself is there)
-                    && (!command::works_in_temp(&c) || self.project_in_temp())
+                    && (!command::works_in_temp(c) || self.project_in_temp())
             }),
             // (a file written in a temporary folder is a scratch file,
             // unless it is the project's)
@@ -370,7 +375,6 @@ fn covers(retry: &[String], failed: &[String], checker: bool) -> bool {
             })
 }
 
-/// The program a failed command could not find (`command not found`).
 /// The numbers a command names (a port, a count), in its arguments and
 /// its options' values: `-p 6380`, `:8080`, `--port=5432`.
 fn numbers_named(c: &Command) -> Vec<String> {
@@ -385,6 +389,7 @@ fn numbers_named(c: &Command) -> Vec<String> {
         .collect()
 }
 
+/// The program a failed command could not find (`command not found`).
 fn missing_program(e: &Step) -> Option<String> {
     let raw = e.error_raw.as_deref()?;
     let sig = crate::text::signature::signature(raw);
@@ -399,8 +404,6 @@ fn missing_program(e: &Step) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// How success `s` is related to error `e`, if it is; `between` are the
-/// steps in between, `output` what the success printed (when known).
 /// The commands a shell success proves ran well (worked out once per
 /// success: see `relation`): those its exit status shows; when its output
 /// shows no error, those whose status a pipe or a `||` hid; and those the
@@ -420,8 +423,8 @@ fn proven_by(s: &Step, output: Option<&str>) -> Vec<Command> {
     successes
 }
 
-/// How success `s` relates to error `e`, with `between` the steps between
-/// them and `proven` what `s` proves ran well (`proven_by`).
+/// How success `s` is related to error `e`, if it is; `between` are the
+/// steps in between, `proven` what `s` proves ran well (`proven_by`).
 fn relation<'p>(
     e: &Step,
     s: &Step,
@@ -485,7 +488,7 @@ fn relation<'p>(
                                 && covers(&ran.arguments, &unnamed, checker)
                     }
             };
-            let unwrapped = command::without_front(&ec);
+            let unwrapped = command::without_front(ec);
             // (a line cut short in `--no-verify` skipped the checks too)
             let cut_short = s.line.as_deref().is_some_and(|l| {
                 l.chars().count() >= LINE_CHARS
@@ -498,9 +501,9 @@ fn relation<'p>(
                 {
                     continue;
                 }
-                if same(&ec, sc)
+                if same(ec, sc)
                     || unwrapped.as_ref().is_some_and(|inner| same(inner, sc))
-                    || command::without_front(sc).is_some_and(|inner| same(&ec, &inner))
+                    || command::without_front(sc).is_some_and(|inner| same(ec, &inner))
                 {
                     return Some(Relation::SameOperation);
                 }
@@ -599,9 +602,10 @@ fn relative_in(text: &str, project: Option<&str>) -> String {
 fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
     let mut changed = Vec::new();
     let tail = |word: &str| word.rsplit(['/', '\\']).next().unwrap_or(word).to_owned();
-    if let (Some(ec), Some(line)) = (e.command(), s.line().filter(|_| s.tool() == "Bash")) {
-        let successes = command::analyse_chain(line);
-        let front_dropped = command::without_front(&ec);
+    let shell_success = s.tool() == "Bash" && s.line().is_some();
+    if let Some(ec) = e.command().filter(|_| shell_success) {
+        let successes = s.chain();
+        let front_dropped = command::without_front(ec);
         // the command of the success that is the retry, and the failed one as compared
         let pair = successes.iter().find_map(|sc| {
             if sc.subject == ec.subject {
@@ -673,9 +677,9 @@ fn reruns(error: &Step, step: &Step) -> bool {
         return false;
     };
     let same = |a: &Command, b: &Command| a.subject == b.subject && b.options.iter().all(|o| a.options.contains(o));
-    same(&ec, &sc)
-        || command::without_front(&ec).is_some_and(|inner| same(&inner, &sc))
-        || command::without_front(&sc).is_some_and(|inner| same(&ec, &inner))
+    same(ec, sc)
+        || command::without_front(ec).is_some_and(|inner| same(&inner, sc))
+        || command::without_front(sc).is_some_and(|inner| same(ec, &inner))
 }
 
 /// Errors about this code's own logic, whose fix is this code's too.
@@ -799,12 +803,8 @@ const NOT_THERE: &[&str] = &[
 /// Whether `error` is a look (a Read, a listing, a printing, a search)
 /// that found nothing where it looked.
 fn looked_for_what_was_not_there(error: &Step) -> bool {
-    let look = match error.tool() {
-        "Read" | "LS" | "Glob" => true,
-        "Bash" => error.command().is_some_and(|c| c.inspection),
-        _ => false,
-    };
-    look && error
+    error.is_look()
+        && error
         .error_raw
         .as_deref()
         .is_some_and(|raw| NOT_THERE.iter().any(|words| raw.contains(words)))
@@ -820,11 +820,7 @@ fn within_horizon(stream: &[Step], at: usize, current: usize) -> bool {
     // the agent further from the error, up to LOOKS_HORIZON steps in all;
     // but a look that failed is answered by a look soon after, so for one
     // every step counts)
-    let failed_a_look = match error.tool() {
-        "Read" | "Grep" | "Glob" | "LS" => true,
-        "Bash" => error.command().is_some_and(|c| c.inspection),
-        _ => false,
-    };
+    let failed_a_look = error.is_look();
     let (mut acting, mut all) = (0, 0);
     for step in &stream[at + 1..current] {
         if step.is_error && same_operation_failed_again(error, step) {
@@ -841,6 +837,7 @@ fn within_horizon(stream: &[Step], at: usize, current: usize) -> bool {
     }
     acting < HORIZON && all < LOOKS_HORIZON
 }
+
 /// Whether `later`, a failure, is the same operation as `error` failing
 /// again (a chain): the same tool on the same command subject or file.
 fn same_operation_failed_again(error: &Step, later: &Step) -> bool {
@@ -1036,8 +1033,8 @@ pub fn resolutions_with(
 /// success's window is most of the one before it (`errkb learn` asks for
 /// thousands in a row). A step is a function of its event's id, type, data
 /// and project, and each is kept with the data it was read from: it is
-/// used again only for the same (whatever the database). Emptied when it
-/// grows past STEPS_KEPT.
+/// used again only for the same (whatever the database). Its copies share
+/// its analyses. Emptied when it grows past STEPS_KEPT.
 const STEPS_KEPT: usize = (SCANNED + WINDOW) as usize;
 thread_local! {
     static STEPS: RefCell<std::collections::HashMap<i64, (String, Step)>> = RefCell::default();
@@ -1056,11 +1053,6 @@ fn step_of(id: i64, is_error: bool, data: &str, project: Option<&str>) -> Step {
             steps.clear();
         }
         let step = Step::from_event(id, is_error, data, project.map(str::to_owned));
-        // (its analyses made before it is kept: each use gets a copy)
-        step.command();
-        step.chain();
-        step.stash_moves();
-        step.missing_program();
         steps.insert(id, (data.to_owned(), step.clone()));
         step
     })
@@ -1124,9 +1116,7 @@ fn read_subagent(
             let Value::Integer(id) = events.column(0) else { continue };
             let data = events.column(1);
             let project = events.column(2);
-            let mut step = step_of(id, false, data.as_text().unwrap_or("{}"), project.as_text());
-            step.subagent_of = Some(agent.to_owned());
-            steps.push(step);
+            steps.push(step_of(id, false, data.as_text().unwrap_or("{}"), project.as_text()));
         }
         steps.reverse();
         Ok(steps)
