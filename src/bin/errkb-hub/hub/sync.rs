@@ -1003,13 +1003,13 @@ impl<'c> Applier<'c> {
             .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?
             .collect::<rusqlite::Result<_>>()?;
         let mut replicas: HashMap<String, HashSet<String>> = HashMap::new();
-        let mut laptops = conn.prepare("SELECT DISTINCT member, replica FROM team_counts")?;
-        let mut rows = laptops.query([])?;
-        while let Some(row) = rows.next()? {
-            replicas.entry(row.get(0)?).or_default().insert(row.get(1)?);
+        for laptop in conn
+            .prepare("SELECT DISTINCT member, replica FROM team_counts")?
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+        {
+            let (member, replica) = laptop?;
+            replicas.entry(member).or_default().insert(replica);
         }
-        drop(rows);
-        drop(laptops);
         Ok(Applier {
             conn,
             selection,
