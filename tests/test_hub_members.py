@@ -11,6 +11,7 @@ Each test is one attack: it asserts what must hold against it.
 """
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import random
@@ -125,11 +126,12 @@ def make_team(pg):
     return Team(pg, name)
 
 
-def psql_session(pg, db):
-    """psql as the owner, left open: what is written to it runs."""
-    return subprocess.Popen(["psql", "-X", "-q", "-t", "-A", "-h", "127.0.0.1", "-p", str(pg.port), "-U", "owner",
+def psql_session(pg, db, user="owner"):
+    """psql as the owner (or a member), left open: what is written to it runs."""
+    password = SUPERUSER_PASSWORD if user == "owner" else MEMBER_PASSWORD
+    return subprocess.Popen(["psql", "-X", "-q", "-t", "-A", "-h", "127.0.0.1", "-p", str(pg.port), "-U", user,
                              "-d", db], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={"PATH": os.environ["PATH"], "PGPASSWORD": SUPERUSER_PASSWORD})
+                            text=True, env={"PATH": os.environ["PATH"], "PGPASSWORD": password})
 
 
 @pytest.fixture
@@ -390,19 +392,29 @@ def test_an_open_transaction_in_another_database_does_not_hide_a_fix(team, tmp_p
     assert b.rows("SELECT count(*) FROM fixes") == [(1,)], again
 
 
+def flood(team, laptops):
+    """The most one member can write, in one transaction: its 10,000
+    fixes, and counts of each from `laptops` laptops (10,000 rows each)."""
+    fixes = ("INSERT INTO errkb.fixes (uid, replica, project, error_key, signature, headline, resolution, fix_key) "
+             "SELECT md5(i::text), 'm', 'github.com/acme/shop', 'Error: m' || i, 'Error: m', 'Error: m' || i, "
+             "jsonb_build_object('resolvedBy', 'success_after_error', 'tool', 'Bash', 'command', 'npm i m' || i), "
+             "'k' || i FROM generate_series(1, 10000) AS i;\n")
+    ones = "array_fill(1::bigint, ARRAY[10000])"
+    counts = "".join(f"SELECT errkb.send_counts(ARRAY(SELECT md5(i::text) FROM generate_series(1, 10000) AS i), "
+                     f"'m{n}', {ones}, {ones}, {ones}, {ones}, {ones});\n" for n in range(laptops))
+    flooded = team.mallory(f"BEGIN;\n{fixes}{counts}COMMIT;\n")
+    assert flooded.returncode == 0, flooded.stderr
+    assert team.value("SELECT count(*) FROM errkb.counts WHERE member = 'mallory'") == str(10000 * laptops)
+
+
 def test_more_rows_than_a_round_behind_an_open_transaction_are_all_received(team, tmp_path):
     """A sync reads at most 20,000 rows per round. Rows written after a
     transaction that is still running (anywhere on the server) are read,
-    but cannot be the cursor kept: the rounds of a sync must still go on
-    past them, not read the same first 20,000 again until time runs out."""
+    and the rounds of a sync go on past them, not read the same first
+    20,000 again until time runs out."""
     a, b = laptop(tmp_path, team, "a", "member"), laptop(tmp_path, team, "b", "bob")
     with open_transaction_elsewhere(team.pg):
-        flooded = team.mallory(
-            "INSERT INTO errkb.fixes (uid, replica, project, error_key, signature, headline, resolution, fix_key) "
-            "SELECT md5(i::text), 'm', 'github.com/acme/shop', 'Error: m' || i, 'Error: m', 'Error: m' || i, "
-            "jsonb_build_object('resolvedBy', 'success_after_error', 'tool', 'Bash', 'command', 'npm i m' || i), "
-            "'k' || i FROM generate_series(1, 45000) AS i")
-        assert flooded.returncode == 0, flooded.stderr
+        flood(team, 4)
         a.learn_fix("sa1")
         assert "sent 1 fix," in a.run("sync").stdout
         synced = b.run("sync", check=False)
@@ -411,6 +423,101 @@ def test_more_rows_than_a_round_behind_an_open_transaction_are_all_received(team
     # and what the running transaction might have written is read again later
     assert b.run("sync").returncode == 0
     assert "pip install pyyaml" in (b.fail("sb2") or "")
+
+
+def test_a_members_open_transaction_and_flood_do_not_stall_everyones_sync(team, tmp_path):
+    """Mallory holds a transaction open (it has its id) and floods the hub
+    behind it with all she may write. Each sync of B goes on from where
+    the last stopped, past her open transaction, so the honest fix written
+    after the flood arrives while it is still open; what she writes in it
+    arrives when she commits."""
+    a, b = laptop(tmp_path, team, "a", "member"), laptop(tmp_path, team, "b", "bob")
+    held = psql_session(team.pg, team.db, user="mallory")
+    try:
+        held.stdin.write("BEGIN;\nSELECT pg_current_xact_id();\n")
+        held.stdin.flush()
+        deadline = time.monotonic() + 20
+        while team.value("SELECT count(*) FROM pg_stat_activity WHERE usename = 'mallory' "
+                         "AND backend_xid IS NOT NULL") != "1":
+            assert time.monotonic() < deadline, "the open transaction never got its id"
+            time.sleep(0.05)
+        flood(team, 20)
+        # (written after the flood, in the transaction begun before it)
+        held.stdin.write("SELECT errkb.withdraw(ARRAY[md5('1')]);\n")
+        held.stdin.flush()
+        a.learn_fix("sa1")
+        assert "sent 1 fix," in a.run("sync").stdout
+        cursors = []
+        for _ in range(8):
+            assert b.run("sync", check=False).returncode == 0
+            cursors.append(b.rows("SELECT cursor FROM hub_state")[0][0])
+            if b.rows("SELECT count(*) FROM fixes WHERE resolution LIKE '%pip install pyyaml%'") == [(1,)]:
+                break
+        assert len(set(cursors)) == len(cursors), cursors  # every sync went on
+        assert "pip install pyyaml" in (b.fail("sb1") or ""), cursors
+        withdrawn = ("SELECT count(*) FROM team_fixes WHERE member = 'mallory' "
+                     f"AND hub_uid = '{hashlib.md5(b'1').hexdigest()}'")
+        assert b.rows(withdrawn) == [(1,)]
+        held.stdin.write("COMMIT;\n")
+        held.stdin.close()
+        assert held.wait(timeout=30) == 0
+    finally:
+        if held.poll() is None:
+            held.kill()
+    # what she wrote in it arrives once she has committed: her fix md5('1')
+    # withdrawn on B too
+    for _ in range(8):
+        b.run("sync")
+        if b.rows(withdrawn) == [(0,)]:
+            break
+    assert b.rows(withdrawn) == [(0,)]
+
+
+def test_one_member_cannot_write_more_than_ten_thousand_fixes(team, tmp_path):
+    """Not in one statement, not in several, not in transactions that each
+    would see only their own rows."""
+    b = laptop(tmp_path, team, "b", "bob")
+    insert = ("INSERT INTO errkb.fixes (uid, replica, project, error_key, signature, headline, resolution, fix_key) "
+              "SELECT md5('{tag}' || i), 'm', 'github.com/acme/shop', 'Error: m', 'Error: m', 'Error: m' || i, "
+              "'{{\"resolvedBy\": \"x\", \"tool\": \"Bash\"}}', 'k' FROM generate_series(1, {n}) AS i;\n")
+    too_many = team.mallory(insert.format(tag="a", n=10001))
+    assert too_many.returncode != 0 and "more than 10000 fixes from mallory" in too_many.stderr, too_many.stderr
+    assert team.mallory(insert.format(tag="b", n=9000)).returncode == 0
+    again = team.mallory(insert.format(tag="c", n=1001))
+    assert again.returncode != 0 and "more than 10000 fixes" in again.stderr, again.stderr
+    # a transaction of its own snapshot would not count what others commit meanwhile
+    isolated = team.mallory("BEGIN ISOLATION LEVEL REPEATABLE READ;\n" + insert.format(tag="d", n=1) + "COMMIT;\n")
+    assert isolated.returncode != 0 and "READ COMMITTED" in isolated.stderr, isolated.stderr
+    assert team.value("SELECT count(*) FROM errkb.fixes WHERE member = 'mallory'") == "9000"
+    # the other members are not touched by it
+    b.learn_fix("sb1")
+    assert "sent 1 fix," in b.run("sync").stdout
+
+
+def test_rows_after_the_cursor_are_read_along_the_index_however_many(team, tmp_path):
+    """A hub holding a million rows of one transaction after a laptop's
+    cursor (a team's history, an upgraded hub): each round reads its first
+    rows along the tables' order indexes, not by sorting all of them, so
+    a sync goes on where a sort of them all would time out."""
+    b = laptop(tmp_path, team, "b", "bob")
+    team.psql("INSERT INTO errkb.counts (uid, replica, learned) "
+              "SELECT md5(i::text), 'r' || (i % 100), 1 FROM generate_series(1, 1000000) AS i")
+    scans = ("SELECT coalesce(sum(seq_scan), 0) || ' ' || coalesce(sum(idx_scan), 0) FROM pg_stat_user_tables "
+             "WHERE schemaname = 'errkb' AND relname = 'counts'")
+    ordered = ("SELECT idx_scan FROM pg_stat_user_indexes WHERE schemaname = 'errkb' "
+               "AND indexrelname = 'counts_order'")
+    team.psql("SELECT pg_stat_force_next_flush()")
+    seq_before = team.value(scans).split()[0]
+    used_before = int(team.value(ordered))
+    [(cursor_before,)] = b.rows("SELECT cursor FROM hub_state")
+    started = time.monotonic()
+    synced = b.run("sync", check=False)
+    assert synced.returncode == 0, synced.stderr
+    assert time.monotonic() - started < 60
+    assert b.rows("SELECT cursor FROM hub_state") != [(cursor_before,)]
+    time.sleep(1)  # (statistics reach the views within a second)
+    assert team.value(scans).split()[0] == seq_before, "the counts were read by a sequential scan"
+    assert int(team.value(ordered)) > used_before
 
 
 @pytest.fixture
@@ -856,12 +963,7 @@ def test_a_members_huge_rows_are_refused_by_the_hub(team, tmp_path):
 def test_a_flood_of_small_rows_from_one_member_does_not_stall_everyones_sync(team, tmp_path):
     """(About a minute: the sync's own 45 s limit.)"""
     b = laptop(tmp_path, team, "b", "bob")
-    flooded = team.mallory(
-        "INSERT INTO errkb.fixes (uid, replica, project, error_key, signature, headline, resolution, fix_key) "
-        "SELECT md5(i::text), 'm', 'github.com/acme/shop', 'Error: m' || i, 'Error: m', 'Error: m' || i, "
-        "jsonb_build_object('resolvedBy', 'success_after_error', 'tool', 'Bash', 'command', 'npm i m' || i), 'k' || i "
-        "FROM generate_series(1, 400000) AS i")
-    assert flooded.returncode == 0, flooded.stderr
+    flood(team, 20)
     [(before,)] = b.rows("SELECT cursor FROM hub_state")
     first = b.run("sync", check=False)
     [(after,)] = b.rows("SELECT cursor FROM hub_state")

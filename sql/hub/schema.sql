@@ -17,12 +17,12 @@
 --     (errkb.remove_member).
 --
 -- Every row carries `xid`, the id of the transaction that last wrote it
--- (pg_current_xact_id()). A receiver reads, in one snapshot, every row at
--- or above its cursor; the next cursor is the oldest transaction that was
--- still running in that snapshot (rows below it are final: nothing that
--- commits later can land behind the cursor, however late it commits). A
--- sequence would not do: values are taken before commit, so a row with a
--- smaller one can become visible after a receiver has moved past it.
+-- (pg_current_xact_id()). A receiver reads, in one snapshot, the rows
+-- after its cursor in (xid, keys) order, along the *_order indexes, and
+-- keeps with its cursor the transactions that were still running below
+-- it: their rows are read once they have ended. A sequence would not do:
+-- values are taken before commit, so a row with a smaller one can become
+-- visible after a receiver has moved past it.
 
 CREATE SCHEMA IF NOT EXISTS errkb;
 
@@ -184,11 +184,17 @@ DO $$ BEGIN
 EXCEPTION WHEN duplicate_object THEN NULL;
 END $$;
 
-CREATE INDEX IF NOT EXISTS fixes_xid ON errkb.fixes (xid);
-CREATE INDEX IF NOT EXISTS counts_xid ON errkb.counts (xid);
-CREATE INDEX IF NOT EXISTS retractions_xid ON errkb.retractions (xid);
-CREATE INDEX IF NOT EXISTS removed_members_xid ON errkb.removed_members (xid);
-CREATE INDEX IF NOT EXISTS replica_claims_xid ON errkb.replica_claims (xid);
+-- The order receivers read each table in (xid, then the row's keys, cut
+-- to size as they read them): an index on exactly that gives the first
+-- rows after a cursor at once, however many rows one transaction wrote.
+CREATE INDEX IF NOT EXISTS fixes_order ON errkb.fixes (xid, left(uid, 64), left(member, 256));
+CREATE INDEX IF NOT EXISTS counts_order
+  ON errkb.counts (xid, left(uid, 64), (left(member, 256) || '/' || left(replica, 64)));
+CREATE INDEX IF NOT EXISTS retractions_order ON errkb.retractions (xid, left(uid, 64), left(member, 256));
+CREATE INDEX IF NOT EXISTS removed_members_order ON errkb.removed_members (xid, left(member, 256));
+CREATE INDEX IF NOT EXISTS replica_claims_order ON errkb.replica_claims (xid, left(replica, 64), left(member, 256));
+DROP INDEX IF EXISTS errkb.fixes_xid, errkb.counts_xid, errkb.retractions_xid, errkb.removed_members_xid,
+                     errkb.replica_claims_xid;
 CREATE INDEX IF NOT EXISTS fixes_member ON errkb.fixes (member);
 CREATE INDEX IF NOT EXISTS counts_member ON errkb.counts (member);
 
@@ -224,6 +230,28 @@ DROP TRIGGER IF EXISTS stamp ON errkb.retractions;
 CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON errkb.retractions FOR EACH ROW EXECUTE FUNCTION errkb.stamp();
 DROP TRIGGER IF EXISTS stamp ON errkb.removed_members;
 CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON errkb.removed_members FOR EACH ROW EXECUTE FUNCTION errkb.stamp();
+
+-- At most 10,000 fixes from one member (a laptop keeps no more of one
+-- member either): one login cannot fill the hub, or make every receiver
+-- read millions of rows. Checked after each statement; a member's
+-- transactions that write fixes go one at a time (a second waits for the
+-- first to end, or for its lock timeout), in READ COMMITTED (as errkb
+-- sync does), where the count sees what the first committed.
+CREATE OR REPLACE FUNCTION errkb.bound_fixes() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  IF current_setting('transaction_isolation') <> 'read committed' THEN
+    RAISE EXCEPTION 'fixes are sent in READ COMMITTED transactions';
+  END IF;
+  PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('errkb.fixes ' || session_user));
+  IF (SELECT count(*) FROM errkb.fixes WHERE member = session_user) > 10000 THEN
+    RAISE EXCEPTION 'more than 10000 fixes from %: errkb forget (or the hub''s owner) can remove old ones',
+      session_user;
+  END IF;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS bound ON errkb.fixes;
+CREATE TRIGGER bound AFTER INSERT ON errkb.fixes FOR EACH STATEMENT EXECUTE FUNCTION errkb.bound_fixes();
 
 -- A fix deleted from the hub by hand (by its member, or by the owner) is
 -- withdrawn on the laptops too: the deletion leaves a retraction of that

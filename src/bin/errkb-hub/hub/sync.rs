@@ -10,10 +10,10 @@
 //! - **Sending is one hub transaction**, marked as sent locally only after
 //!   it committed: a sync killed before the mark sends the same again.
 //! - **The receive cursor follows commits, not ids** (sql/hub/schema.sql).
-//!   A sync applies every row its snapshot shows at or above the cursor,
-//!   and moves the cursor only to the oldest transaction still running
-//!   then: rows of transactions that were running are received by a later
-//!   sync, and rows applied twice change nothing.
+//!   A sync applies every row its snapshot shows after the cursor, and
+//!   keeps in the cursor the transactions it saw still running below where
+//!   it stopped ([`Cursor`]): their rows are received once they have
+//!   ended, and rows applied twice change nothing.
 //!
 //! And why no member can turn the hub against another (the server side is
 //! sql/hub/schema.sql's row-level security):
@@ -81,6 +81,9 @@ const FIELD_LIMITS: [(&str, usize); 7] = [
 /// most, then says more waits (the next sync goes on from there).
 const ROUND_ROWS: usize = 20_000;
 const MAX_SYNC_BYTES: usize = 64 * 1024 * 1024;
+/// Transactions passed while still running, kept in the cursor at most
+/// (far more than a server runs at once).
+const MAX_OPEN: usize = 1_000;
 const RECEIVE_TIME: Duration = Duration::from_secs(30);
 /// A teammate's fixes kept on this laptop, at most: one member cannot fill
 /// everyone's disk.
@@ -450,7 +453,14 @@ fn send(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, 
     }
     let replica = state.replica.clone();
     hub.with(async |c| {
-        let tx = c.transaction().await.described()?;
+        // (READ COMMITTED whatever the server's default: the hub's bound on
+        // a member's fixes counts what its other transactions committed)
+        let tx = c
+            .build_transaction()
+            .isolation_level(tokio_postgres::IsolationLevel::ReadCommitted)
+            .start()
+            .await
+            .described()?;
         for chunk in fixes.chunks(SEND_CHUNK) {
             let mut cols: [Vec<&str>; 7] = Default::default();
             for item in chunk {
@@ -556,87 +566,167 @@ fn send(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, 
     Ok(())
 }
 
-/// Everything written after the cursor, in the order it was written (a
-/// transaction's claims, fixes, counts, retractions, removals; within
-/// them by uid and member), each text only when it is within the limits
-/// (a row past them comes as `oversized`, its texts left on the hub: what
-/// is held in memory is bounded whatever the hub holds). $1: the cursor's
-/// transaction; $5, $6, $7: where in that transaction the last round
-/// stopped (rank, uid, member; rank -1: before its first row). $2: this
-/// replica (its own rows are not received back); $3, $4: the limits on a
-/// fix's resolution and on a whole row.
-const RECEIVE_SQL: &str = "\
-SELECT kind, xid::text, rank, k1, k2, uid, member, replica, project, error_key, signature, headline, resolution,
-       sent_at, learned, sessions, advised, helped, failed
-FROM (
-  SELECT 0 AS rank, CASE WHEN fits THEN 'claim' ELSE 'oversized' END AS kind, xid, k1, k2,
-         CASE WHEN fits THEN NULL END AS uid, CASE WHEN fits THEN member END AS member,
-         CASE WHEN fits THEN replica END AS replica, NULL::text AS project,
-         NULL::text AS error_key, NULL::text AS signature, NULL::text AS headline, NULL::text AS resolution,
-         NULL::text AS sent_at, NULL::bigint AS learned, NULL::bigint AS sessions, NULL::bigint AS advised,
-         NULL::bigint AS helped, NULL::bigint AS failed
-  FROM (SELECT *, left(replica, 64) AS k1, left(member, 256) AS k2,
-               octet_length(replica) <= 64 AND octet_length(member) <= 256 AS fits
-        FROM errkb.replica_claims WHERE xid >= $1::text::xid8) AS c
-  UNION ALL
-  SELECT 1, CASE WHEN fits THEN 'fix' ELSE 'oversized' END, xid, k1, k2,
-         CASE WHEN fits THEN uid END, CASE WHEN fits THEN member END, CASE WHEN fits THEN replica END,
-         CASE WHEN fits THEN project END, CASE WHEN fits THEN error_key END, CASE WHEN fits THEN signature END,
-         CASE WHEN fits THEN headline END, CASE WHEN fits THEN resolution::text END,
-         CASE WHEN fits AND isfinite(sent_at)
-              THEN to_char(sent_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') END,
-         NULL, NULL, NULL, NULL, NULL
-  FROM (SELECT *, left(uid, 64) AS k1, left(member, 256) AS k2,
-               octet_length(uid) <= 64 AND octet_length(member) <= 256 AND octet_length(replica) <= 64
-               AND octet_length(project) <= 400 AND octet_length(error_key) <= 1000
-               AND octet_length(signature) <= 2000 AND octet_length(headline) <= 2000
-               AND octet_length(fix_key) <= 4000 AND octet_length(resolution::text) <= $3
-               AND octet_length(resolution::text) + octet_length(headline) + octet_length(signature)
-                   + octet_length(error_key) + octet_length(project) + octet_length(fix_key) <= $4 AS fits
-        FROM errkb.fixes WHERE xid >= $1::text::xid8 AND replica IS DISTINCT FROM $2) AS f
-  UNION ALL
-  SELECT 2, CASE WHEN fits THEN 'counts' ELSE 'oversized' END, xid, k1, k2,
-         CASE WHEN fits THEN uid END, CASE WHEN fits THEN member END, CASE WHEN fits THEN replica END,
-         NULL, NULL, NULL, NULL, NULL, NULL, learned, sessions, advised, helped, failed
-  FROM (SELECT *, left(uid, 64) AS k1, left(member, 256) || '/' || left(replica, 64) AS k2,
-               octet_length(uid) <= 64 AND octet_length(member) <= 256 AND octet_length(replica) <= 64 AS fits
-        FROM errkb.counts WHERE xid >= $1::text::xid8 AND replica IS DISTINCT FROM $2) AS n
-  UNION ALL
-  SELECT 3, CASE WHEN fits THEN 'retraction' ELSE 'oversized' END, xid, k1, k2,
-         CASE WHEN fits THEN uid END, CASE WHEN fits THEN member END,
-         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-  FROM (SELECT *, left(uid, 64) AS k1, left(member, 256) AS k2,
-               octet_length(uid) <= 64 AND octet_length(member) <= 256 AS fits
-        FROM errkb.retractions WHERE xid >= $1::text::xid8) AS r
-  UNION ALL
-  SELECT 4, CASE WHEN fits THEN 'removal' ELSE 'oversized' END, xid, '', k2,
-         NULL, CASE WHEN fits THEN member END,
-         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-  FROM (SELECT *, left(member, 256) AS k2, octet_length(member) <= 256 AS fits
-        FROM errkb.removed_members WHERE xid >= $1::text::xid8) AS m
-) AS written
-WHERE xid > $1::text::xid8 OR (rank, k1, k2) > ($5::int, $6::text, $7::text)
-ORDER BY xid, rank, k1, k2";
+/// What is received, one table each, in the order a transaction's rows are
+/// applied (`rank`: claims, fixes, counts, retractions, removals; within a
+/// table by its keys k1 and k2, uid and member). Each query reads its table
+/// in (xid, k1, k2) order along an index on exactly those
+/// (sql/hub/schema.sql), so its first rows come at once however many
+/// follow; [`read_in_order`] merges the five by (xid, rank). (One query
+/// over their union would sort every row after the cursor before giving
+/// the first: a member's one insert of millions of rows made every round
+/// time out.) A text is sent only when the row is within the limits; a
+/// row past them comes as `oversized`, its texts left on the hub, so what
+/// is held in memory is bounded whatever the hub holds. `{bound}` is where
+/// reading starts ([`Source::query`]).
+struct Source {
+    rank: i32,
+    /// The order after xid: what the table's index holds.
+    keys: &'static str,
+    /// Rows this laptop sent are not received back.
+    own_excluded: bool,
+    select: &'static str,
+}
 
-/// Where receiving goes on from: every row of a transaction below `xid`
-/// was received, and of the rows of `xid` those up to `after` (rank, uid,
-/// member), when a round stopped inside it. Kept as text in hub_state:
-/// `xid` or `xid rank uid member`.
+const SOURCES: [Source; 5] = [
+    Source {
+        rank: 0,
+        keys: "k1, k2",
+        own_excluded: false,
+        select: "\
+SELECT CASE WHEN fits THEN 'claim' ELSE 'oversized' END AS kind, xid::text AS xid_text, 0 AS rank, k1, k2,
+       NULL::text AS uid, CASE WHEN fits THEN member END AS member, CASE WHEN fits THEN replica END AS replica,
+       NULL::text AS project, NULL::text AS error_key, NULL::text AS signature, NULL::text AS headline,
+       NULL::text AS resolution, NULL::text AS sent_at, NULL::bigint AS learned, NULL::bigint AS sessions,
+       NULL::bigint AS advised, NULL::bigint AS helped, NULL::bigint AS failed
+FROM (SELECT *, left(replica, 64) AS k1, left(member, 256) AS k2,
+             octet_length(replica) <= 64 AND octet_length(member) <= 256 AS fits
+      FROM errkb.replica_claims) AS t",
+    },
+    Source {
+        rank: 1,
+        keys: "k1, k2",
+        own_excluded: true,
+        select: "\
+SELECT CASE WHEN fits THEN 'fix' ELSE 'oversized' END AS kind, xid::text AS xid_text, 1 AS rank, k1, k2,
+       CASE WHEN fits THEN uid END, CASE WHEN fits THEN member END, CASE WHEN fits THEN replica END,
+       CASE WHEN fits THEN project END, CASE WHEN fits THEN error_key END, CASE WHEN fits THEN signature END,
+       CASE WHEN fits THEN headline END, CASE WHEN fits THEN resolution::text END,
+       CASE WHEN fits AND isfinite(sent_at)
+            THEN to_char(sent_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') END,
+       NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint
+FROM (SELECT *, left(uid, 64) AS k1, left(member, 256) AS k2,
+             octet_length(uid) <= 64 AND octet_length(member) <= 256 AND octet_length(replica) <= 64
+             AND octet_length(project) <= 400 AND octet_length(error_key) <= 1000
+             AND octet_length(signature) <= 2000 AND octet_length(headline) <= 2000
+             AND octet_length(fix_key) <= 4000 AND octet_length(resolution::text) <= {resolution_limit}
+             AND octet_length(resolution::text) + octet_length(headline) + octet_length(signature)
+                 + octet_length(error_key) + octet_length(project) + octet_length(fix_key) <= {row_limit} AS fits
+      FROM errkb.fixes) AS t",
+    },
+    Source {
+        rank: 2,
+        keys: "k1, k2",
+        own_excluded: true,
+        select: "\
+SELECT CASE WHEN fits THEN 'counts' ELSE 'oversized' END AS kind, xid::text AS xid_text, 2 AS rank, k1, k2,
+       CASE WHEN fits THEN uid END, CASE WHEN fits THEN member END, CASE WHEN fits THEN replica END,
+       NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text,
+       learned, sessions, advised, helped, failed
+FROM (SELECT *, left(uid, 64) AS k1, left(member, 256) || '/' || left(replica, 64) AS k2,
+             octet_length(uid) <= 64 AND octet_length(member) <= 256 AND octet_length(replica) <= 64 AS fits
+      FROM errkb.counts) AS t",
+    },
+    Source {
+        rank: 3,
+        keys: "k1, k2",
+        own_excluded: false,
+        select: "\
+SELECT CASE WHEN fits THEN 'retraction' ELSE 'oversized' END AS kind, xid::text AS xid_text, 3 AS rank, k1, k2,
+       CASE WHEN fits THEN uid END, CASE WHEN fits THEN member END, NULL::text,
+       NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text,
+       NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint
+FROM (SELECT *, left(uid, 64) AS k1, left(member, 256) AS k2,
+             octet_length(uid) <= 64 AND octet_length(member) <= 256 AS fits
+      FROM errkb.retractions) AS t",
+    },
+    Source {
+        rank: 4,
+        keys: "k2",
+        own_excluded: false,
+        select: "\
+SELECT CASE WHEN fits THEN 'removal' ELSE 'oversized' END AS kind, xid::text AS xid_text, 4 AS rank, ''::text, k2,
+       NULL::text, CASE WHEN fits THEN member END, NULL::text,
+       NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text,
+       NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint
+FROM (SELECT *, left(member, 256) AS k2, octet_length(member) <= 256 AS fits
+      FROM errkb.removed_members) AS t",
+    },
+];
+
+impl Source {
+    /// The query for this table's rows after `from` (only those of its
+    /// transaction when `only_xid`), at most ROUND_ROWS of them, and its
+    /// parameters; None when no row of this table can follow `from`
+    /// within its transaction.
+    fn query(&self, from: &Place, only_xid: bool, replica: &str) -> Option<(String, Vec<String>)> {
+        let mut params = vec![from.xid.to_string()];
+        let xid = "$1::text::xid8";
+        let (rank, k1, k2) = &from.after;
+        let mut bound = if self.rank < *rank {
+            if only_xid {
+                return None;
+            }
+            format!("xid > {xid}")
+        } else if self.rank > *rank {
+            format!("xid >= {xid}")
+        } else if self.keys == "k2" {
+            params.push(k2.clone());
+            format!("(xid, k2) > ({xid}, $2::text)")
+        } else {
+            params.extend([k1.clone(), k2.clone()]);
+            format!("(xid, k1, k2) > ({xid}, $2::text, $3::text)")
+        };
+        if only_xid {
+            bound.push_str(&format!(" AND xid = {xid}"));
+        }
+        if self.own_excluded {
+            params.push(replica.to_owned());
+            bound.push_str(&format!(" AND replica IS DISTINCT FROM ${}::text", params.len()));
+        }
+        let select = self
+            .select
+            .replace("{resolution_limit}", &MAX_RESOLUTION_BYTES.to_string())
+            .replace("{row_limit}", &MAX_ROW_BYTES.to_string());
+        let sql = format!("{select}\nWHERE {bound}\nORDER BY xid, {} LIMIT {ROUND_ROWS}", self.keys);
+        Some((sql, params))
+    }
+}
+
+/// A place in the order of receiving: the rows of transaction `xid` up to
+/// `after` (rank, k1, k2; rank -1: before its first row).
 #[derive(Debug, Clone, PartialEq)]
-struct Cursor {
+struct Place {
     xid: u64,
     after: (i32, String, String),
 }
 
-impl Cursor {
-    fn parse(text: &str) -> Cursor {
+impl Place {
+    fn before(xid: u64) -> Place {
+        Place { xid, after: (-1, String::new(), String::new()) }
+    }
+
+    /// A transaction's rows come after this place.
+    fn precedes(&self, xid: u64) -> bool {
+        xid > self.xid || (xid == self.xid && self.after.0 < 0)
+    }
+
+    fn parse(text: &str) -> Place {
         let mut parts = text.splitn(4, ' ');
         let xid = parts.next().and_then(|x| x.parse().ok()).unwrap_or(0);
-        let after = match (parts.next().and_then(|r| r.parse().ok()), parts.next(), parts.next()) {
-            (Some(rank), Some(k1), Some(k2)) => (rank, unhex(k1), unhex(k2)),
-            _ => (-1, String::new(), String::new()),
-        };
-        Cursor { xid, after }
+        match (parts.next().and_then(|r| r.parse().ok()), parts.next(), parts.next()) {
+            (Some(rank), Some(k1), Some(k2)) => Place { xid, after: (rank, unhex(k1), unhex(k2)) },
+            _ => Place::before(xid),
+        }
     }
 
     fn text(&self) -> String {
@@ -645,6 +735,34 @@ impl Cursor {
         } else {
             format!("{} {} {} {}", self.xid, self.after.0, hex(&self.after.1), hex(&self.after.2))
         }
+    }
+}
+
+/// Where receiving goes on from: every row up to `at` was received, but
+/// for the rows of `open`: transactions that were still running when
+/// reading passed them (a transaction id is taken before its commit, so
+/// its rows can become visible after later ones), each with what of it was
+/// read. A transaction that ends is read at the next round, and leaves
+/// `open`. Kept as text in hub_state: the places, `;` between.
+///
+/// (Were the cursor kept before the oldest running transaction instead, a
+/// member holding one open while flooding the hub would make every sync
+/// read the same flood again, and never reach what follows it.)
+#[derive(Debug, Clone, PartialEq)]
+struct Cursor {
+    at: Place,
+    open: Vec<Place>,
+}
+
+impl Cursor {
+    fn parse(text: &str) -> Cursor {
+        let mut places = text.split(';').map(Place::parse);
+        let at = places.next().unwrap_or(Place::before(0));
+        Cursor { at, open: places.collect() }
+    }
+
+    fn text(&self) -> String {
+        std::iter::once(&self.at).chain(&self.open).map(Place::text).collect::<Vec<_>>().join(";")
     }
 }
 
@@ -680,8 +798,8 @@ enum Incoming {
 /// A received row as what it is, or why it is refused, and where it stands
 /// in the order of receiving. Never panics on what the hub holds: every
 /// column is read as what it may be.
-fn check(row: &Row) -> (Cursor, Incoming) {
-    let place = Cursor {
+fn check(row: &Row) -> (Place, Incoming) {
+    let place = Place {
         xid: row
             .try_get::<_, Option<String>>(1)
             .ok()
@@ -852,62 +970,47 @@ fn looks_like_time(ts: &str) -> bool {
         && ts[..4].parse::<u32>().is_ok_and(|y| (1970..=9999).contains(&y))
 }
 
-/// Receive in rounds: each reads at most ROUND_ROWS rows in one snapshot
-/// and goes on right after what it applied, so that a hub with more than
-/// one round can hold (a member's flood of small rows) is received over
-/// several rounds, within the time a sync has, instead of never.
-///
-/// Two places are kept apart: where the next round reads from, and the
-/// cursor kept for the next sync. They part when a round stops past a
-/// transaction that was still running (its rows may commit behind where
-/// reading goes on): the rounds of this sync go on reading, and the kept
-/// cursor stays before that transaction, so the next sync reads its rows.
-/// Were both the same, such a round would start over from the running
-/// transaction each time, and read the same rows for as long as it runs.
+/// Receive in rounds: each reads at most ROUND_ROWS rows (or
+/// MAX_SYNC_BYTES of fix text) in one snapshot, applies them, and keeps
+/// the cursor right after them, so that a hub with more than one round can
+/// hold (a member's flood of rows) is received over several rounds and
+/// syncs, instead of never.
 fn receive(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, report: &mut Report) -> Result<()> {
     let started = Instant::now();
-    let mut reading = Cursor::parse(&state.cursor);
-    let mut kept = reading.clone();
+    let mut cursor = Cursor::parse(&state.cursor);
     let mut applier = Applier::new(conn, selection)?;
     loop {
-        let round = receive_round(hub, state, &reading, &mut applier, report)?;
+        let complete;
+        (cursor, complete) = receive_round(hub, state, &cursor, &mut applier, report)?;
         applier.commit()?;
-        if kept == reading {
-            kept = round.kept;
-        }
-        reading = round.next;
-        if round.complete || started.elapsed() > RECEIVE_TIME {
+        if complete || started.elapsed() > RECEIVE_TIME {
             applier.finish(report)?;
-            report.more_waits = !round.complete;
-            State::record_success(conn, &kept.text(), round.complete)?;
+            report.more_waits = !complete;
+            State::record_success(conn, &cursor.text(), complete)?;
             return Ok(());
         }
         // (what a round applied stays applied: its cursor is kept)
-        State::record_success(conn, &kept.text(), false)?;
+        State::record_success(conn, &cursor.text(), false)?;
     }
 }
 
-/// What one round of receiving did.
-struct Round {
-    /// Where the next round reads from.
-    next: Cursor,
-    /// Every row before this was received and is final.
-    kept: Cursor,
-    /// The snapshot's rows were all read.
-    complete: bool,
+/// How much one round may still read.
+struct Budget {
+    rows: usize,
+    bytes: usize,
 }
 
-/// One round: the rows after `cursor` in one snapshot of the hub, at most
-/// ROUND_ROWS of them (or MAX_SYNC_BYTES of fix text), applied.
+/// One round in one snapshot of the hub: first the open transactions that
+/// have ended since, then the rows after the cursor; every row applied.
+/// The cursor after it, and whether the snapshot was read to its end.
 fn receive_round(
     hub: &mut Hub,
     state: &State,
     cursor: &Cursor,
     applier: &mut Applier<'_>,
     report: &mut Report,
-) -> Result<Round> {
+) -> Result<(Cursor, bool)> {
     let replica = state.replica.clone();
-    let limits = (MAX_RESOLUTION_BYTES as i32, MAX_ROW_BYTES as i32);
     hub.with(async |c| {
         let tx = c
             .build_transaction()
@@ -916,63 +1019,113 @@ fn receive_round(
             .start()
             .await
             .described()?;
-        // The snapshot: every row it shows after the cursor is applied; the
-        // transactions it saw running (ours or another database's: it
-        // cannot tell) have rows a later round reads, so the cursor never
-        // passes the oldest of them.
-        let horizon: u64 = tx
+        // The snapshot: below xmax, every transaction has ended but those
+        // still running (ours or another database's: it cannot tell).
+        let snapshot = tx
             .query_one(
-                "SELECT coalesce((SELECT x::text FROM pg_snapshot_xip(pg_current_snapshot()) AS x ORDER BY x LIMIT 1), \
-                                 pg_snapshot_xmax(pg_current_snapshot())::text)",
+                "SELECT pg_snapshot_xmax(pg_current_snapshot())::text, \
+                        ARRAY(SELECT x::text FROM pg_snapshot_xip(pg_current_snapshot()) AS x)",
                 &[],
             )
             .await
-            .described()?
-            .get::<_, String>(0)
-            .parse()
-            .context("the hub gave a transaction id that is not a number")?;
-        let statement = tx.prepare(RECEIVE_SQL).await.described()?;
-        let from = cursor.xid.to_string();
-        let portal = tx
-            .bind(
-                &statement,
-                &[&from, &replica, &limits.0, &limits.1, &cursor.after.0, &cursor.after.1, &cursor.after.2],
-            )
-            .await
             .described()?;
-        let mut rows_read = 0usize;
-        let mut bytes_read = 0usize;
-        let mut stopped: Option<Cursor> = None;
-        'fetch: loop {
-            let rows = tx.query_portal(&portal, FETCH_BATCH).await.described()?;
-            let last = rows.len() < FETCH_BATCH as usize;
-            for row in &rows {
-                let (place, item) = check(row);
-                if let Incoming::Fix(p) = &item {
-                    bytes_read += p.get("resolution").map_or(0, str::len);
-                }
-                applier.apply(item, report)?;
-                rows_read += 1;
-                if rows_read >= ROUND_ROWS || bytes_read >= MAX_SYNC_BYTES {
-                    stopped = Some(place);
-                    break 'fetch;
-                }
+        let number = |text: &str| -> Result<u64> {
+            text.parse().context("the hub gave a transaction id that is not a number")
+        };
+        let xmax = number(&snapshot.get::<_, String>(0))?;
+        let running: HashSet<u64> = snapshot
+            .get::<_, Vec<String>>(1)
+            .iter()
+            .map(|x| number(x))
+            .collect::<Result<_>>()?;
+        let mut budget = Budget { rows: ROUND_ROWS, bytes: MAX_SYNC_BYTES };
+        let mut open = Vec::new();
+        for (i, place) in cursor.open.iter().enumerate() {
+            if running.contains(&place.xid) {
+                open.push(place.clone());
+                continue;
             }
-            if last {
-                break;
+            if let Some(stop) = read_in_order(&tx, place, true, &replica, &mut budget, applier, report).await? {
+                open.push(stop);
+                open.extend(cursor.open[i + 1..].iter().cloned());
+                tx.commit().await.described()?;
+                return Ok((Cursor { at: cursor.at.clone(), open }, false));
             }
         }
+        let stop = read_in_order(&tx, &cursor.at, false, &replica, &mut budget, applier, report).await?;
         tx.commit().await.described()?;
-        let from_horizon = Cursor { xid: horizon.max(cursor.xid), after: (-1, String::new(), String::new()) };
-        Ok(match stopped {
-            // inside what is final: go on right after it, and keep it
-            Some(place) if place.xid < horizon => Round { kept: place.clone(), next: place, complete: false },
-            // past a transaction that may still commit rows behind: go
-            // on reading, but keep the cursor before that transaction
-            Some(place) => Round { next: place, kept: from_horizon, complete: false },
-            None => Round { next: from_horizon.clone(), kept: from_horizon, complete: true },
-        })
+        let at = stop.clone().unwrap_or(Place::before(xmax.max(cursor.at.xid)));
+        // what was still running between the old place and the new: its
+        // rows are read when it has ended
+        let mut passed: Vec<u64> = running.into_iter().filter(|x| cursor.at.precedes(*x) && *x < at.xid).collect();
+        passed.sort_unstable();
+        open.extend(passed.into_iter().map(Place::before));
+        open.sort_by_key(|p| p.xid);
+        if open.len() > MAX_OPEN {
+            // (not expected: a server runs only so many transactions at
+            // once; read again from the oldest rather than lose any)
+            return Ok((Cursor { at: Place::before(open[0].xid), open: Vec::new() }, false));
+        }
+        Ok((Cursor { at, open }, stop.is_none()))
     })
+}
+
+/// One table's rows, fetched FETCH_BATCH at a time.
+struct Reader {
+    rank: i32,
+    portal: tokio_postgres::Portal,
+    rows: std::collections::VecDeque<Row>,
+    done: bool,
+}
+
+/// Apply the rows after `from` (only those of its transaction, when
+/// `only_xid`) in the order of receiving, until the budget is spent: the
+/// place of the last row applied then, or None when all were applied.
+async fn read_in_order(
+    tx: &tokio_postgres::Transaction<'_>,
+    from: &Place,
+    only_xid: bool,
+    replica: &str,
+    budget: &mut Budget,
+    applier: &mut Applier<'_>,
+    report: &mut Report,
+) -> Result<Option<Place>> {
+    let mut readers = Vec::new();
+    for source in &SOURCES {
+        let Some((sql, params)) = source.query(from, only_xid, replica) else { continue };
+        let statement = tx.prepare(&sql).await.described()?;
+        let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
+            params.iter().map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
+        let portal = tx.bind(&statement, &params).await.described()?;
+        readers.push(Reader { rank: source.rank, portal, rows: Default::default(), done: false });
+    }
+    let xid_of = |row: &Row| -> u64 {
+        row.try_get::<_, Option<String>>(1).ok().flatten().and_then(|x| x.parse().ok()).unwrap_or(0)
+    };
+    loop {
+        for reader in readers.iter_mut().filter(|r| r.rows.is_empty() && !r.done) {
+            let rows = tx.query_portal(&reader.portal, FETCH_BATCH).await.described()?;
+            reader.done = rows.len() < FETCH_BATCH as usize;
+            reader.rows.extend(rows);
+        }
+        let Some(next) = readers
+            .iter_mut()
+            .filter_map(|r| Some(((xid_of(r.rows.front()?), r.rank), r)))
+            .min_by_key(|(key, _)| *key)
+            .and_then(|(_, r)| r.rows.pop_front())
+        else {
+            return Ok(None);
+        };
+        let (place, item) = check(&next);
+        if let Incoming::Fix(p) = &item {
+            budget.bytes = budget.bytes.saturating_sub(p.get("resolution").map_or(0, str::len));
+        }
+        applier.apply(item, report)?;
+        budget.rows -= 1;
+        if budget.rows == 0 || budget.bytes == 0 {
+            return Ok(Some(place));
+        }
+    }
 }
 
 /// Stores what is received, in short write transactions.
@@ -1276,14 +1429,27 @@ mod tests {
 
     #[test]
     fn a_cursor_is_kept_as_text() {
-        for cursor in [
-            Cursor { xid: 900, after: (-1, String::new(), String::new()) },
-            Cursor { xid: 900, after: (1, "a".repeat(32), "alice smith".into()) },
-            Cursor { xid: 7, after: (4, String::new(), "x/y".into()) },
-        ] {
-            assert_eq!(Cursor::parse(&cursor.text()), cursor);
+        let places = [
+            Place::before(900),
+            Place { xid: 900, after: (1, "a".repeat(32), "alice smith".into()) },
+            Place { xid: 7, after: (4, String::new(), "x/y;z".into()) },
+        ];
+        for place in &places {
+            assert_eq!(Place::parse(&place.text()), *place);
         }
-        assert_eq!(Cursor::parse("0").xid, 0);
-        assert_eq!(Cursor::parse("garbage").xid, 0);
+        let cursor = Cursor { at: places[1].clone(), open: vec![places[2].clone(), Place::before(5)] };
+        assert_eq!(Cursor::parse(&cursor.text()), cursor);
+        // a cursor kept by an older errkb: one place
+        assert_eq!(Cursor::parse("900"), Cursor { at: Place::before(900), open: Vec::new() });
+        assert_eq!(Cursor::parse("0").at.xid, 0);
+        assert_eq!(Cursor::parse("garbage").at.xid, 0);
+    }
+
+    #[test]
+    fn a_running_transaction_at_the_place_read_from_is_after_it() {
+        assert!(Place::before(900).precedes(900));
+        assert!(!Place { xid: 900, after: (0, String::new(), String::new()) }.precedes(900));
+        assert!(Place { xid: 900, after: (0, String::new(), String::new()) }.precedes(901));
+        assert!(!Place::before(900).precedes(899));
     }
 }
