@@ -375,6 +375,22 @@ fn covers(retry: &[String], failed: &[String], checker: bool) -> bool {
             })
 }
 
+/// Whether a retry puts a new word in front of the failed command's
+/// arguments, of a program whose subcommands errkb does not know: that
+/// word is a subcommand, another operation (`docfx build docfx.json` is
+/// not `docfx docfx.json`, whose failing step it skips). Arguments added
+/// after the failed ones, or options, keep the operation.
+fn puts_a_word_in_front(ran: &Command, failed: &Command) -> bool {
+    let (Some(first_failed), Some(first_ran)) = (failed.arguments.first(), ran.arguments.first()) else {
+        return false;
+    };
+    failed.subject == failed.program
+        && !failed.arguments.contains(first_ran)
+        && ran.arguments[1..].contains(first_failed)
+        && first_ran.len() >= 2
+        && first_ran.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
+}
+
 /// The numbers a command names (a port, a count), in its arguments and
 /// its options' values: `-p 6380`, `:8080`, `--port=5432`.
 fn numbers_named(c: &Command) -> Vec<String> {
@@ -479,7 +495,7 @@ fn relation<'p>(
                         // (`pytest --markers` is not the look `--collect-only` is)
                         ran.arguments == failed.arguments && command::looks(ran) == command::looks(failed)
                     } else {
-                        covers(&ran.arguments, &failed.arguments, checker)
+                        covers(&ran.arguments, &failed.arguments, checker) && !puts_a_word_in_front(ran, failed)
                             || !checker
                                 && unnamed.len() < failed.arguments.len()
                                 && !ran.arguments.is_empty()
@@ -1540,6 +1556,18 @@ mod tests {
             bash(2, "node -e 'report()'"),
         ];
         assert!(resolutions(&stream, None, |_| true).is_empty());
+    }
+
+    #[test]
+    fn a_word_put_in_front_of_the_arguments_is_another_operation() {
+        let failed = || error(1, "Bash", "docfx docfx.json", "TimeoutException: The operation has timed out.");
+        assert!(resolutions(&[failed(), bash(2, "docfx build docfx.json")], None, |_| true).is_empty());
+        // options, and arguments after the failed ones, keep the operation
+        assert_eq!(resolutions(&[failed(), bash(2, "docfx docfx.json --logLevel verbose")], None, |_| true).len(), 1);
+        assert_eq!(resolutions(&[failed(), bash(2, "docfx docfx.json --serve")], None, |_| true).len(), 1);
+        let stream = [error(1, "Bash", "git push", "fatal: The current branch fix has no upstream branch."),
+                      bash(2, "git push -u origin fix")];
+        assert_eq!(resolutions(&stream, None, |_| true).len(), 1);
     }
 
     #[test]
