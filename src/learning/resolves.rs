@@ -391,6 +391,29 @@ fn puts_a_word_in_front(ran: &Command, failed: &Command) -> bool {
         && first_ran.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
 }
 
+/// Whether failed Read `e` was of a command's output that Claude Code kept
+/// in a file because it was too large to show (`…/tool-results/…`), and
+/// success `s` runs that command again into a filter (`go test ./... -v
+/// 2>&1 | tail -100`): the way to see such an output. The command is the
+/// shell step of the same agent just before the Read.
+fn reruns_into_a_filter(e: &Step, s: &Step, before: &[Step]) -> bool {
+    let kept_output = e.file.as_deref().is_some_and(|f| f.contains("/tool-results/") || f.contains("\\tool-results\\"));
+    let producer = before
+        .iter()
+        .rev()
+        .take(3)
+        .find(|b| b.agent == e.agent && b.tool() == "Bash")
+        .and_then(Step::line);
+    let (Some(producer), Some(line)) = (producer, s.line()) else {
+        return false;
+    };
+    kept_output
+        && line
+            .trim()
+            .strip_prefix(producer.trim())
+            .is_some_and(|rest| rest.trim_start().starts_with('|') && !rest.trim_start().starts_with("||"))
+}
+
 /// The numbers a command names (a port, a count), in its arguments and
 /// its options' values: `-p 6380`, `:8080`, `--port=5432`.
 fn numbers_named(c: &Command) -> Vec<String> {
@@ -434,6 +457,13 @@ fn proven_by(s: &Step, output: Option<&str>) -> Vec<Command> {
     if output.is_some_and(|o| !o.trim().is_empty() && !crate::text::signature::signature(o).identified) {
         let failed = |c: &Command| reported.iter().any(|(r, ok)| !ok && r == c);
         successes.extend(command::analyse_shown(line).into_iter().filter(|c| !failed(c)));
+        // a listing piped into a filter that printed what it kept
+        // (`ls -la app | grep -i changelog`): what was kept was listed
+        successes.extend(
+            command::analyse_all(line)
+                .into_iter()
+                .filter(|c| LISTINGS.contains(&c.program.as_str()) && !failed(c)),
+        );
     }
     successes.extend(reported.into_iter().filter(|(_, ok)| *ok).map(|(c, _)| c));
     successes
@@ -444,6 +474,7 @@ fn proven_by(s: &Step, output: Option<&str>) -> Vec<Command> {
 fn relation<'p>(
     e: &Step,
     s: &Step,
+    before: &[Step],
     between: &[Step],
     proven: &dyn Fn() -> &'p [Command],
 ) -> Option<Relation> {
@@ -568,14 +599,19 @@ fn relation<'p>(
             };
             let folder = raw.contains("EISDIR");
             let too_large = raw.contains("exceeds maximum allowed tokens");
+            // (what the success proves ran well: `ls dir | grep x` that
+            // printed what it kept listed it)
             let related = match (s.tool(), folder, too_large) {
-                ("Bash", true, _) => s.chain()
+                ("Bash", true, _) => proven()
                     .iter()
                     .any(|c| LISTINGS.contains(&c.program.as_str()) && c.arguments.iter().any(|a| names_it(a))),
                 // (a program that reads it: not `wc -l` or `ls -l` of it)
-                ("Bash", _, true) => s.chain()
-                    .iter()
-                    .any(|c| !COUNTS.contains(&c.program.as_str()) && c.arguments.iter().any(|a| names_it(a))),
+                ("Bash", _, true) => {
+                    proven()
+                        .iter()
+                        .any(|c| !COUNTS.contains(&c.program.as_str()) && c.arguments.iter().any(|a| names_it(a)))
+                        || reruns_into_a_filter(e, s, before)
+                }
                 ("Glob" | "LS", true, _) => {
                     s.target.as_deref().is_some_and(names_it) || s.file.as_deref().is_some_and(names_it)
                 }
@@ -902,7 +938,7 @@ pub fn resolutions_with(
         if !within_horizon(stream, at, current) {
             continue;
         }
-        let Some(relation) = relation(error, success, &stream[at + 1..current], &proven) else {
+        let Some(relation) = relation(error, success, &stream[..at], &stream[at + 1..current], &proven) else {
             continue;
         };
         // the retry printed the same error again: its exit status hid it
@@ -1591,6 +1627,14 @@ mod tests {
             ], None, |_| true,
         );
         assert_eq!(found.len(), 1);
+        // listed through a pipe whose output shows no error
+        let listed = || [
+            error(1, "Read", "/w/app", "EISDIR: illegal operation on a directory, read '/w/app'"),
+            bash(2, "ls -la /w/app | grep -i changelog"),
+        ];
+        assert_eq!(resolutions(&listed(), Some("CHANGELOG.md  5.4K"), |_| true).len(), 1);
+        assert!(resolutions(&listed(), Some("ls: cannot access '/w/app': No such file or directory"), |_| true)
+            .is_empty());
         let found = resolutions(&[
                 error(1, "Bash", "tree -L 2", "Exit code 127\nbash: tree: command not found"),
                 bash(2, "find . -maxdepth 2"),
@@ -1604,6 +1648,30 @@ mod tests {
             ], None, |_| true,
         );
         assert!(found.is_empty());
+    }
+
+    #[test]
+    fn a_kept_output_too_large_to_read_is_seen_by_running_its_command_into_a_filter() {
+        let kept = "/h/.claude/projects/-w/0c4f/tool-results/toolu_01DG.txt";
+        let too_large = "File content (50566 tokens) exceeds maximum allowed tokens (25000). Please use offset and limit";
+        let stream = |rerun: &str| [
+            bash(1, "cd /w/src && go test ./... -v 2>&1"),
+            error(2, "Read", kept, too_large),
+            bash(3, rerun),
+        ];
+        let found = resolutions(&stream("cd /w/src && go test ./... -v 2>&1 | tail -100"), Some("ok"), |_| true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].kind, "cross_tool_resolution");
+        // another command, or the same one not filtered, is not
+        assert!(resolutions(&stream("cd /w/src && go vet ./... 2>&1 | tail -100"), Some("ok"), |_| true).is_empty());
+        assert!(resolutions(&stream("cd /w/src && go test ./... -v 2>&1 || true"), Some("ok"), |_| true).is_empty());
+        // nor a file of the project that happens to be large
+        let own = [
+            bash(1, "cd /w/src && go test ./... -v 2>&1"),
+            error(2, "Read", "/w/src/big.log", too_large),
+            bash(3, "cd /w/src && go test ./... -v 2>&1 | tail -100"),
+        ];
+        assert!(resolutions(&own, Some("ok"), |_| true).is_empty());
     }
 
     #[test]
