@@ -217,8 +217,21 @@ fn compute(text: &str) -> Signature {
     // a command that failed (the harness said its exit code) and said one
     // sentence: that sentence is its error (`none of the git remotes …
     // point to a known GitHub host`)
-    let one_sentence = lines.len() == 1 && headline.split_whitespace().filter(|w| w.chars().any(char::is_alphabetic)).count() >= 4;
+    let words = |line: &str| line.split_whitespace().filter(|w| w.chars().any(char::is_alphabetic)).count();
+    let one_sentence = lines.len() == 1 && words(&headline) >= 4;
     let identified = rank >= RANK_SAYS_WHAT_FAILED || !identifiers.is_empty() || hinted || failed && one_sentence;
+    // a line of commands that failed at its last, which said one sentence
+    // after what the others printed (`git log -3 && gh pr view 546`): that
+    // sentence, the last line, is its error
+    if failed && !identified && lines.len() > 1 {
+        let last = lines[lines.len() - 1].trim();
+        if words(last) >= 6 && last.starts_with(char::is_alphabetic) {
+            let alone = compute(&format!("Exit code 1\n{last}"));
+            if alone.identified {
+                return alone;
+            }
+        }
+    }
     Signature {
         text,
         identifiers,
@@ -1740,6 +1753,15 @@ mod v3_tests {
         assert!(!signature(gh).identified);
         assert!(!signature("Exit code 1\n0 matches").identified);
         assert!(!signature(&format!("Exit code 1\n{gh}\nsecond line of output here")).identified);
+        // the sentence the last command of a line said, after what the
+        // others printed
+        let chained = format!("Exit code 1\naf7e53d docs(ci): trim the comment\n---BRANCH---\nfix/cleanup\n{gh}");
+        let found = signature(&chained);
+        assert!(found.identified);
+        assert!(found.headline.starts_with("none of the git remotes"), "{}", found.headline);
+        // but not a last line of a word or two, nor one without the exit code
+        assert!(!signature("Exit code 1\naf7e53d docs(ci): trim the comment\n---BRANCH---\nfix/cleanup").identified);
+        assert!(!signature(&chained["Exit code 1\n".len()..]).identified);
     }
 
     use super::*;
