@@ -1,6 +1,6 @@
 -- The hub: a team's shared fixes, in a PostgreSQL database, schema errkb.
 -- `errkb hub init URL` runs this file as the database's owner (idempotent,
--- in one transaction, under an advisory lock): it creates the schema, or
+-- in one transaction, under a lock members cannot take): it creates the schema, or
 -- upgrades an older one in place, keeping its rows. `errkb sync` reads and
 -- writes these tables as a member. Only what is listed here ever leaves a
 -- laptop: no events, sessions, transcripts, user names or absolute paths.
@@ -197,6 +197,7 @@ DROP INDEX IF EXISTS errkb.fixes_xid, errkb.counts_xid, errkb.retractions_xid, e
                      errkb.replica_claims_xid;
 CREATE INDEX IF NOT EXISTS fixes_member ON errkb.fixes (member);
 CREATE INDEX IF NOT EXISTS counts_member ON errkb.counts (member);
+CREATE INDEX IF NOT EXISTS retractions_by ON errkb.retractions (retracted_by);
 
 -- ---- The server says who and when ------------------------------------------
 -- Whatever a laptop (or a member with psql) puts in these columns, the row
@@ -231,6 +232,21 @@ CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON errkb.retractions FOR EACH ROW E
 DROP TRIGGER IF EXISTS stamp ON errkb.removed_members;
 CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON errkb.removed_members FOR EACH ROW EXECUTE FUNCTION errkb.stamp();
 
+-- One member's writes that are bounded go one at a time: each takes a
+-- row lock on its member's row here, through errkb.one_writer(). Members
+-- have no rights on this table, so none can lock another's row (an
+-- advisory lock would not do: any login may take any advisory lock, and
+-- hold it to make another member's every sync wait and fail).
+CREATE TABLE IF NOT EXISTS errkb.member_writes (member text PRIMARY KEY);
+REVOKE ALL ON errkb.member_writes FROM PUBLIC;
+CREATE OR REPLACE FUNCTION errkb.one_writer() RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  INSERT INTO errkb.member_writes (member) VALUES (session_user) ON CONFLICT DO NOTHING;
+  PERFORM 1 FROM errkb.member_writes WHERE member = session_user FOR UPDATE;
+END $$;
+REVOKE ALL ON FUNCTION errkb.one_writer() FROM PUBLIC;
+
 -- At most 10,000 fixes from one member (a laptop keeps no more of one
 -- member either): one login cannot fill the hub, or make every receiver
 -- read millions of rows. Checked after each statement; a member's
@@ -243,7 +259,7 @@ BEGIN
   IF current_setting('transaction_isolation') <> 'read committed' THEN
     RAISE EXCEPTION 'fixes are sent in READ COMMITTED transactions';
   END IF;
-  PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('errkb.fixes ' || session_user));
+  PERFORM errkb.one_writer();
   IF (SELECT count(*) FROM errkb.fixes WHERE member = session_user) > 10000 THEN
     RAISE EXCEPTION 'more than 10000 fixes from %: errkb forget (or the hub''s owner) can remove old ones',
       session_user;
@@ -386,7 +402,7 @@ BEGIN
     RAISE EXCEPTION 'the hub''s owner removed % from the team', session_user;
   END IF;
   -- (one member's calls one at a time: two at once could each see room)
-  PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('errkb.send_counts ' || session_user));
+  PERFORM errkb.one_writer();
   IF NOT EXISTS (SELECT 1 FROM errkb.counts WHERE member = session_user AND replica = r)
      AND (SELECT count(DISTINCT replica) FROM errkb.counts WHERE member = session_user) >= 20 THEN
     RAISE EXCEPTION 'counts from more than 20 laptops of %: the hub''s owner can remove old ones', session_user;
@@ -421,10 +437,17 @@ BEGIN
   IF NOT errkb.may_write() THEN
     RAISE EXCEPTION 'the hub''s owner removed % from the team', session_user;
   END IF;
+  PERFORM errkb.one_writer();
   INSERT INTO errkb.retractions (uid, member, retracted_by)
   SELECT u, session_user, session_user FROM unnest(uids) AS u
   WHERE EXISTS (SELECT 1 FROM errkb.fixes AS f WHERE f.uid = u AND f.member = session_user)
   ON CONFLICT DO NOTHING;
+  -- (withdrawals are kept for good, and every laptop reads them: at most
+  -- 10,000 per member, or withdrawing and sending again would be rows
+  -- without end)
+  IF (SELECT count(*) FROM errkb.retractions WHERE retracted_by = session_user AND member = session_user) > 10000 THEN
+    RAISE EXCEPTION 'more than 10000 withdrawals from %: the hub''s owner can remove old ones', session_user;
+  END IF;
   DELETE FROM errkb.counts WHERE uid = ANY(uids) AND member = session_user;
   DELETE FROM errkb.fixes WHERE uid = ANY(uids) AND member = session_user;
   GET DIAGNOSTICS removed = ROW_COUNT;
@@ -444,6 +467,7 @@ REVOKE UPDATE, DELETE, TRUNCATE ON errkb.fixes, errkb.counts, errkb.retractions,
                                   errkb.replica_claims, errkb.meta FROM errkb_member;
 REVOKE INSERT ON errkb.counts, errkb.retractions, errkb.removed_members, errkb.replica_claims, errkb.meta
   FROM errkb_member;
+GRANT EXECUTE ON FUNCTION errkb.one_writer() TO errkb_member, errkb_admin;
 REVOKE ALL ON FUNCTION errkb.send_counts(text[], text, bigint[], bigint[], bigint[], bigint[], bigint[]),
                        errkb.withdraw(text[]), errkb.assign_replica(text, text), errkb.remove_member(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION errkb.send_counts(text[], text, bigint[], bigint[], bigint[], bigint[], bigint[]),

@@ -97,10 +97,21 @@ pub fn init(url: &str, out: &mut impl Write) -> Result<ExitCode> {
             ));
         }
         let tx = c.transaction().await.described()?;
-        // one init at a time; concurrent ones wait here
-        tx.execute("SELECT pg_advisory_xact_lock(hashtext('errkb hub schema'))", &[])
-            .await
-            .described()?;
+        // one init at a time; concurrent ones wait here. On a hub, a lock
+        // on its own table that members cannot take (an advisory lock any
+        // login could take, and hold to stop every upgrade); before there
+        // is one, an advisory lock (no member exists yet).
+        tx.batch_execute(
+            "DO $$ BEGIN \
+               IF to_regclass('errkb.meta') IS NOT NULL THEN \
+                 LOCK TABLE errkb.meta IN SHARE UPDATE EXCLUSIVE MODE; \
+               ELSE \
+                 PERFORM pg_advisory_xact_lock(hashtext('errkb hub schema')); \
+               END IF; \
+             END $$",
+        )
+        .await
+        .described()?;
         let existing = sync::stored_schema_version(&tx).await?;
         if let Some(v) = existing.as_deref().and_then(|v| v.parse::<i64>().ok()) {
             if v > HUB_SCHEMA_VERSION {

@@ -81,9 +81,6 @@ const FIELD_LIMITS: [(&str, usize); 7] = [
 /// most, then says more waits (the next sync goes on from there).
 const ROUND_ROWS: usize = 20_000;
 const MAX_SYNC_BYTES: usize = 64 * 1024 * 1024;
-/// Transactions passed while still running, kept in the cursor at most
-/// (far more than a server runs at once).
-const MAX_OPEN: usize = 1_000;
 const RECEIVE_TIME: Duration = Duration::from_secs(30);
 /// A teammate's fixes kept on this laptop, at most: one member cannot fill
 /// everyone's disk.
@@ -664,31 +661,40 @@ FROM (SELECT *, left(member, 256) AS k2, octet_length(member) <= 256 AS fits
 ];
 
 impl Source {
-    /// The query for this table's rows after `from` (only those of its
-    /// transaction when `only_xid`), at most ROUND_ROWS of them, and its
-    /// parameters; None when no row of this table can follow `from`
-    /// within its transaction.
-    fn query(&self, from: &Place, only_xid: bool, replica: &str) -> Option<(String, Vec<String>)> {
-        let mut params = vec![from.xid.to_string()];
-        let xid = "$1::text::xid8";
-        let (rank, k1, k2) = &from.after;
-        let mut bound = if self.rank < *rank {
-            if only_xid {
-                return None;
+    /// The query for this table's rows that `reading` asks for, at most
+    /// ROUND_ROWS of them, and its parameters (all text); None when no row
+    /// of this table can be among them.
+    fn query(&self, reading: &Reading<'_>, replica: &str) -> Option<(String, Vec<String>)> {
+        let (mut params, mut bound) = match reading {
+            Reading::Among(xids) => {
+                let list = xids.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+                (vec![format!("{{{list}}}")], "xid = ANY($1::text::xid8[])".to_owned())
             }
-            format!("xid > {xid}")
-        } else if self.rank > *rank {
-            format!("xid >= {xid}")
-        } else if self.keys == "k2" {
-            params.push(k2.clone());
-            format!("(xid, k2) > ({xid}, $2::text)")
-        } else {
-            params.extend([k1.clone(), k2.clone()]);
-            format!("(xid, k1, k2) > ({xid}, $2::text, $3::text)")
+            Reading::After(from) | Reading::Within(from) => {
+                let only_xid = matches!(reading, Reading::Within(_));
+                let mut params = vec![from.xid.to_string()];
+                let xid = "$1::text::xid8";
+                let (rank, k1, k2) = &from.after;
+                let mut bound = if self.rank < *rank {
+                    if only_xid {
+                        return None;
+                    }
+                    format!("xid > {xid}")
+                } else if self.rank > *rank {
+                    format!("xid >= {xid}")
+                } else if self.keys == "k2" {
+                    params.push(k2.clone());
+                    format!("(xid, k2) > ({xid}, $2::text)")
+                } else {
+                    params.extend([k1.clone(), k2.clone()]);
+                    format!("(xid, k1, k2) > ({xid}, $2::text, $3::text)")
+                };
+                if only_xid {
+                    bound.push_str(&format!(" AND xid = {xid}"));
+                }
+                (params, bound)
+            }
         };
-        if only_xid {
-            bound.push_str(&format!(" AND xid = {xid}"));
-        }
         if self.own_excluded {
             params.push(replica.to_owned());
             bound.push_str(&format!(" AND replica IS DISTINCT FROM ${}::text", params.len()));
@@ -738,6 +744,15 @@ impl Place {
     }
 }
 
+/// What a read asks for, in the order of receiving: the rows after a
+/// place; those of one transaction after a place; or all the rows of
+/// some transactions (open ones that have ended).
+enum Reading<'a> {
+    After(&'a Place),
+    Within(&'a Place),
+    Among(&'a [u64]),
+}
+
 /// Where receiving goes on from: every row up to `at` was received, but
 /// for the rows of `open`: transactions that were still running when
 /// reading passed them (a transaction id is taken before its commit, so
@@ -747,7 +762,9 @@ impl Place {
 ///
 /// (Were the cursor kept before the oldest running transaction instead, a
 /// member holding one open while flooding the hub would make every sync
-/// read the same flood again, and never reach what follows it.)
+/// read the same flood again, and never reach what follows it.) `open`
+/// holds at most as many transactions as the server can run at once (its
+/// connections and prepared transactions); `at` never moves back.
 #[derive(Debug, Clone, PartialEq)]
 struct Cursor {
     at: Place,
@@ -1039,20 +1056,33 @@ fn receive_round(
             .map(|x| number(x))
             .collect::<Result<_>>()?;
         let mut budget = Budget { rows: ROUND_ROWS, bytes: MAX_SYNC_BYTES };
-        let mut open = Vec::new();
-        for (i, place) in cursor.open.iter().enumerate() {
-            if running.contains(&place.xid) {
-                open.push(place.clone());
-                continue;
-            }
-            if let Some(stop) = read_in_order(&tx, place, true, &replica, &mut budget, applier, report).await? {
+        // the open transactions that have ended since: one read partly
+        // read first, then all the others in one read
+        let (ended, mut open): (Vec<Place>, Vec<Place>) =
+            cursor.open.iter().cloned().partition(|p| !running.contains(&p.xid));
+        let (partly, whole): (Vec<Place>, Vec<Place>) = ended.into_iter().partition(|p| p.after.0 >= 0);
+        let mut whole: Vec<u64> = whole.iter().map(|p| p.xid).collect();
+        for (i, place) in partly.iter().enumerate() {
+            if let Some(stop) = read_in_order(&tx, &Reading::Within(place), &replica, &mut budget, applier, report).await? {
                 open.push(stop);
-                open.extend(cursor.open[i + 1..].iter().cloned());
+                open.extend(partly[i + 1..].iter().cloned());
+                open.extend(whole.iter().copied().map(Place::before));
+                open.sort_by_key(|p| p.xid);
                 tx.commit().await.described()?;
                 return Ok((Cursor { at: cursor.at.clone(), open }, false));
             }
         }
-        let stop = read_in_order(&tx, &cursor.at, false, &replica, &mut budget, applier, report).await?;
+        whole.sort_unstable();
+        if !whole.is_empty() {
+            if let Some(stop) = read_in_order(&tx, &Reading::Among(&whole), &replica, &mut budget, applier, report).await? {
+                open.extend(whole.iter().copied().filter(|x| *x > stop.xid).map(Place::before));
+                open.push(stop);
+                open.sort_by_key(|p| p.xid);
+                tx.commit().await.described()?;
+                return Ok((Cursor { at: cursor.at.clone(), open }, false));
+            }
+        }
+        let stop = read_in_order(&tx, &Reading::After(&cursor.at), &replica, &mut budget, applier, report).await?;
         tx.commit().await.described()?;
         let at = stop.clone().unwrap_or(Place::before(xmax.max(cursor.at.xid)));
         // what was still running between the old place and the new: its
@@ -1061,11 +1091,6 @@ fn receive_round(
         passed.sort_unstable();
         open.extend(passed.into_iter().map(Place::before));
         open.sort_by_key(|p| p.xid);
-        if open.len() > MAX_OPEN {
-            // (not expected: a server runs only so many transactions at
-            // once; read again from the oldest rather than lose any)
-            return Ok((Cursor { at: Place::before(open[0].xid), open: Vec::new() }, false));
-        }
         Ok((Cursor { at, open }, stop.is_none()))
     })
 }
@@ -1078,13 +1103,12 @@ struct Reader {
     done: bool,
 }
 
-/// Apply the rows after `from` (only those of its transaction, when
-/// `only_xid`) in the order of receiving, until the budget is spent: the
-/// place of the last row applied then, or None when all were applied.
+/// Apply the rows `reading` asks for in the order of receiving, until the
+/// budget is spent: the place of the last row applied then, or None when
+/// all were applied.
 async fn read_in_order(
     tx: &tokio_postgres::Transaction<'_>,
-    from: &Place,
-    only_xid: bool,
+    reading: &Reading<'_>,
     replica: &str,
     budget: &mut Budget,
     applier: &mut Applier<'_>,
@@ -1092,7 +1116,7 @@ async fn read_in_order(
 ) -> Result<Option<Place>> {
     let mut readers = Vec::new();
     for source in &SOURCES {
-        let Some((sql, params)) = source.query(from, only_xid, replica) else { continue };
+        let Some((sql, params)) = source.query(reading, replica) else { continue };
         let statement = tx.prepare(&sql).await.described()?;
         let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
             params.iter().map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
