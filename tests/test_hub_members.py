@@ -134,6 +134,14 @@ def psql_session(pg, db, user="owner"):
                             text=True, env={"PATH": os.environ["PATH"], "PGPASSWORD": password})
 
 
+def end_session(held, how="COMMIT"):
+    """End a held psql session's transaction (COMMIT or ROLLBACK), then the
+    session: its exit code."""
+    held.stdin.write(f"{how};\n")
+    held.stdin.close()
+    return held.wait(timeout=30)
+
+
 @pytest.fixture
 def team(pg):
     return make_team(pg)
@@ -366,9 +374,7 @@ def open_transaction_elsewhere(pg):
             time.sleep(0.05)
         yield
     finally:
-        held.stdin.write("COMMIT;\n")
-        held.stdin.close()
-        held.wait(timeout=30)
+        end_session(held)
 
 
 def test_an_open_transaction_in_another_database_does_not_hide_a_fix(team, tmp_path):
@@ -458,9 +464,7 @@ def test_a_members_open_transaction_and_flood_do_not_stall_everyones_sync(team, 
         withdrawn = ("SELECT count(*) FROM team_fixes WHERE member = 'mallory' "
                      f"AND hub_uid = '{hashlib.md5(b'1').hexdigest()}'")
         assert b.rows(withdrawn) == [(1,)]
-        held.stdin.write("COMMIT;\n")
-        held.stdin.close()
-        assert held.wait(timeout=30) == 0
+        assert end_session(held) == 0
     finally:
         if held.poll() is None:
             held.kill()

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from test_hub import Server, SUPERUSER_PASSWORD, pg  # noqa: F401 (pg: fixture)
-from test_hub_members import flood, laptop, make_team, psql_session, team  # noqa: F401 (team: fixture)
+from test_hub_members import end_session, flood, laptop, make_team, psql_session, team  # noqa: F401 (team: fixture)
 from conftest import runner
 
 
@@ -133,9 +133,7 @@ def test_rows_written_in_savepoints_and_exception_blocks_of_an_open_transaction_
         a.learn_fix("sa2", error="Error: other", fix="npm i other", command="node x.js")
         a.run("sync")
         b.run("sync")
-        held.stdin.write("COMMIT;\n")
-        held.stdin.close()
-        assert held.wait(timeout=30) == 0
+        assert end_session(held) == 0
     finally:
         if held.poll() is None:
             held.kill()
@@ -157,9 +155,7 @@ def test_an_aborted_open_transaction_leaves_the_cursor(team, tmp_path):
     b.run("sync")
     [(cursor,)] = b.rows("SELECT cursor FROM hub_state")
     assert ";" in cursor, cursor
-    held.stdin.write("ROLLBACK;\n")
-    held.stdin.close()
-    held.wait(timeout=30)
+    end_session(held, "ROLLBACK")
     b.run("sync")
     [(cursor,)] = b.rows("SELECT cursor FROM hub_state")
     assert ";" not in cursor, cursor
@@ -213,8 +209,6 @@ def test_the_bound_on_fixes_holds_through_copy_merge_and_a_concurrent_transactio
         f"INSERT INTO errkb.fixes {cols} SELECT {row.format(t='y')} FROM generate_series(1, 1) AS i;")))
     t.start()
     time.sleep(2)
-    held.stdin.write("COMMIT;\n")
-    held.stdin.close()
-    held.wait(timeout=30)
+    end_session(held)
     t.join(30)
     assert team.value("SELECT count(*) FROM errkb.fixes WHERE member = 'mallory'") == "10000"

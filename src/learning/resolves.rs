@@ -398,6 +398,9 @@ fn puts_a_word_in_front(ran: &Command, failed: &Command) -> bool {
 /// shell step of the same agent just before the Read.
 fn reruns_into_a_filter(e: &Step, s: &Step, before: &[Step]) -> bool {
     let kept_output = e.file.as_deref().is_some_and(|f| f.contains("/tool-results/") || f.contains("\\tool-results\\"));
+    if !kept_output {
+        return false;
+    }
     let producer = before
         .iter()
         .rev()
@@ -407,11 +410,10 @@ fn reruns_into_a_filter(e: &Step, s: &Step, before: &[Step]) -> bool {
     let (Some(producer), Some(line)) = (producer, s.line()) else {
         return false;
     };
-    kept_output
-        && line
-            .trim()
-            .strip_prefix(producer.trim())
-            .is_some_and(|rest| rest.trim_start().starts_with('|') && !rest.trim_start().starts_with("||"))
+    line.trim()
+        .strip_prefix(producer.trim())
+        .map(str::trim_start)
+        .is_some_and(|rest| rest.starts_with('|') && !rest.starts_with("||"))
 }
 
 /// The numbers a command names (a port, a count), in its arguments and

@@ -226,8 +226,11 @@ fn compute(text: &str) -> Signature {
     if failed && !identified && lines.len() > 1 {
         let last = lines[lines.len() - 1].trim();
         if words(last) >= 6 && last.starts_with(char::is_alphabetic) {
-            let alone = compute(&format!("Exit code 1\n{last}"));
-            if alone.identified {
+            // (the signature of that line alone, as a failed command's one
+            // sentence is identified above)
+            let mut alone = compute(last);
+            if !alone.headline.is_empty() {
+                alone.identified = true;
                 return alone;
             }
         }

@@ -573,8 +573,8 @@ fn send(conn: &Connection, hub: &mut Hub, state: &State, selection: &Selection, 
 /// the first: a member's one insert of millions of rows made every round
 /// time out.) A text is sent only when the row is within the limits; a
 /// row past them comes as `oversized`, its texts left on the hub, so what
-/// is held in memory is bounded whatever the hub holds. `{bound}` is where
-/// reading starts ([`Source::query`]).
+/// is held in memory is bounded whatever the hub holds. Where reading
+/// starts is added by [`Source::query`].
 struct Source {
     rank: i32,
     /// The order after xid: what the table's index holds.
@@ -663,7 +663,9 @@ FROM (SELECT *, left(member, 256) AS k2, octet_length(member) <= 256 AS fits
 impl Source {
     /// The query for this table's rows that `reading` asks for, at most
     /// ROUND_ROWS of them, and its parameters (all text); None when no row
-    /// of this table can be among them.
+    /// of this table can be among them. (A round reads no more than
+    /// ROUND_ROWS rows in all, so a table's reader never runs out at its
+    /// LIMIT before the round's budget does.)
     fn query(&self, reading: &Reading<'_>, replica: &str) -> Option<(String, Vec<String>)> {
         let (mut params, mut bound) = match reading {
             Reading::Among(xids) => {
