@@ -486,36 +486,32 @@ fn briefing(facts: &Value, w: &Words) -> Option<String> {
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     // each error an entry of whole lines: its line, and its fix when known
-    let entries: Vec<String> = errors
-        .iter()
-        .filter_map(|e| {
-            let headline = text(e, "headline")?;
-            let tool = text(e, "tool").map(|t| format!(" ({t})")).unwrap_or_default();
-            let mut entry = cut_at_word(
-                &format!("- {}{tool}", headline.replace('\n', " ")),
-                MAX_COMPACT_FIX + 50,
-            );
-            if let Some(fix) = resolution(e, "fix").and_then(|f| compact_fix(&f, w)) {
-                // the fix of a similar error: that error first, as it was
-                if let Some(similar) = text(e, "similar").filter(|s| *s != headline) {
-                    // (a teammate's record of it: quoted, as its fix is)
-                    let similar = if flag(e, "team") { quoted_record(similar) } else { similar.replace('\n', " ") };
-                    entry.push('\n');
-                    entry.push_str(&cut_at_word(&format!("{}{}", w.briefing_similar, similar), MAX_LINE));
-                }
-                // a teammate's fix: named so, and quoted
-                if flag(e, "team") {
-                    entry.push_str(&format!("\n{}{}{}", w.briefing_fix.trim_end_matches([' ', ':']), w.team, ": "));
-                    entry.push_str(&quoted_record(&fix));
-                } else if text(e, "elsewhere").is_some() {
-                    entry.push_str(&format!("\n{}{fix}", w.briefing_elsewhere));
-                } else {
-                    entry.push_str(&format!("\n{}{fix}", w.briefing_fix));
-                }
+    // (made only for the entries shown: the others are only counted)
+    let listed: Vec<&Value> = errors.into_iter().filter(|e| text(e, "headline").is_some()).collect();
+    let entry = |e: &Value| -> String {
+        let headline = text(e, "headline").unwrap_or_default();
+        let tool = text(e, "tool").map(|t| format!(" ({t})")).unwrap_or_default();
+        let mut entry = cut_at_word(&format!("- {}{tool}", headline.replace('\n', " ")), MAX_COMPACT_FIX + 50);
+        if let Some(fix) = resolution(e, "fix").and_then(|f| compact_fix(&f, w)) {
+            // the fix of a similar error: that error first, as it was
+            if let Some(similar) = text(e, "similar").filter(|s| *s != headline) {
+                // (a teammate's record of it: quoted, as its fix is)
+                let similar = if flag(e, "team") { quoted_record(similar) } else { similar.replace('\n', " ") };
+                entry.push('\n');
+                entry.push_str(&cut_at_word(&format!("{}{}", w.briefing_similar, similar), MAX_LINE));
             }
-            Some(entry)
-        })
-        .collect();
+            // a teammate's fix: named so, and quoted
+            if flag(e, "team") {
+                entry.push_str(&format!("\n{}{}{}", w.briefing_fix.trim_end_matches([' ', ':']), w.team, ": "));
+                entry.push_str(&quoted_record(&fix));
+            } else if text(e, "elsewhere").is_some() {
+                entry.push_str(&format!("\n{}{fix}", w.briefing_elsewhere));
+            } else {
+                entry.push_str(&format!("\n{}{fix}", w.briefing_fix));
+            }
+        }
+        entry
+    };
     let rule_lines: Vec<String> = rules.iter().map(|r| cut_at_word(&format!("- {r}"), MAX_LINE)).collect();
     let length = |s: &str| s.chars().count();
     let more_line = |n: usize| match n {
@@ -525,20 +521,21 @@ fn briefing(facts: &Value, w: &Words) -> Option<String> {
     // as many whole error entries as fit (with the line saying how many
     // more there are), then the rules, line by line, in what is left
     let mut out = String::new();
-    if !entries.is_empty() {
+    if !listed.is_empty() {
         out.push_str(w.briefing_errors);
         let mut shown = 0;
-        for (i, entry) in entries.iter().enumerate() {
-            let left = entries.len() - i - 1;
+        for (i, e) in listed.iter().enumerate() {
+            let entry = entry(e);
+            let left = listed.len() - i - 1;
             let tail = if left > 0 { length(&more_line(left)) + 1 } else { 0 };
-            if length(&out) + 1 + length(entry) + tail > BRIEFING_BUDGET {
+            if length(&out) + 1 + length(&entry) + tail > BRIEFING_BUDGET {
                 break;
             }
             out.push('\n');
-            out.push_str(entry);
+            out.push_str(&entry);
             shown += 1;
         }
-        let hidden = entries.len() - shown;
+        let hidden = listed.len() - shown;
         if hidden > 0 {
             out.push('\n');
             out.push_str(&more_line(hidden));
