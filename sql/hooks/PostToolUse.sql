@@ -8,6 +8,9 @@
 -- :output    a shell command's output (likewise passed on its own): a
 --            success that prints the error again fixed nothing
 -- :subagent  the agent an Agent (Task) call started (tool_response.agentId)
+-- :agent, :turn_id  the agent the call came from and its turn, when it is
+--            not Claude Code (the runner binds 'codex' and Codex's turn):
+--            every event stored says so; NULL: nothing is added
 -- :event_ts  the call's original time when errkb learn imports a
 --            transcript; NULL (now) in a live hook
 -- Prints nothing.
@@ -54,7 +57,7 @@ UPDATE temp.payload SET subject = command_subject(command) WHERE tool IN ('Bash'
 -- characters) and an edit's hunk are what a learned fix shows.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'tool_use', ts, session_id, path_basename(cwd), cwd,
-       json_object('tool', tool, 'meta', json(CASE
+       json_patch(json_object('tool', tool, 'meta', json(CASE
          WHEN tool IN ('Bash', 'PowerShell') THEN json_patch(json_object('command',
            substr(ltrim(command), 1, instr(ltrim(command) || ' ', ' ') - 1), 'subject', subject,
            'line', substr(trim(command), 1, 200)),
@@ -69,7 +72,8 @@ SELECT 1, 'tool_use', ts, session_id, path_basename(cwd), cwd,
          WHEN tool IN ('Agent', 'Task') THEN json_patch(json_object('agentType', agent_type, 'model', model),
            json_object('subagent', coalesce(:subagent, :stdin ->> '$.tool_response.agentId')))
          WHEN target IS NOT NULL THEN json_object('target', target)
-         END), 'success', json('true'), 'agentId', agent_id, 'toolUseId', tool_use_id)
+         END), 'success', json('true'), 'agentId', agent_id, 'toolUseId', tool_use_id),
+         json_object('agent', :agent, 'turnId', :turn_id))
 FROM temp.payload;
 -- (the event's id, for the file history's "first read" below: learning
 -- writes rows in between)
@@ -187,9 +191,11 @@ LIMIT 3;
 -- this agent one again) and told.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,
-       json_object('tool', p.tool, 'kind', 'file', 'key', 'file:' || project_relative(redact_path(p.file_path), p.cwd),
-                   'fixes', json((SELECT json_group_array(fix_uid) FROM temp.history)), 'agentId', p.agent_id,
-                   'toolUseId', p.tool_use_id)
+       json_patch(json_object('tool', p.tool, 'kind', 'file',
+                              'key', 'file:' || project_relative(redact_path(p.file_path), p.cwd),
+                              'fixes', json((SELECT json_group_array(fix_uid) FROM temp.history)),
+                              'agentId', p.agent_id, 'toolUseId', p.tool_use_id),
+                  json_object('agent', :agent, 'turnId', :turn_id))
 FROM temp.payload AS p
 WHERE EXISTS (SELECT 1 FROM temp.history);
 

@@ -5,6 +5,9 @@
 -- :event_ts  the call's original time when errkb learn imports a
 --            transcript (then nothing is searched or advised); NULL (now)
 --            in a live hook
+-- :agent, :turn_id  the agent the call came from and its turn, when it is
+--            not Claude Code (the runner binds 'codex' and Codex's turn):
+--            every event stored says so; NULL: nothing is added
 -- Prints the hook's JSON answer when a past fix is found, nothing otherwise.
 -- An interrupt (the user stopped the call) is stored as such and is
 -- neither an error to learn from nor one to advise on.
@@ -73,7 +76,7 @@ WHERE kind IN ('error', 'interrupt');
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, CASE kind WHEN 'error' THEN 'tool_error' WHEN 'interrupt' THEN 'tool_interrupt' ELSE 'tool_blocked' END,
        ts, session_id, path_basename(cwd), cwd,
-       CASE WHEN kind IN ('error', 'interrupt')
+       json_patch(CASE WHEN kind IN ('error', 'interrupt')
             -- (json_patch leaves out the members that are null)
             THEN json_patch(json_object('tool', tool, 'error', error_key, 'errorRaw', error_raw,
                              'signature', signature, 'headline', headline, 'subject', subject, 'line', line,
@@ -84,7 +87,8 @@ SELECT 1, CASE kind WHEN 'error' THEN 'tool_error' WHEN 'interrupt' THEN 'tool_i
                                         'timeout', timeout,
                                         'identified', CASE WHEN NOT identified THEN json('false') END))
             ELSE json_object('tool', tool, 'kind', kind, 'subject', subject, 'file', file,
-                             'agentId', agent_id, 'toolUseId', tool_use_id) END
+                             'agentId', agent_id, 'toolUseId', tool_use_id) END,
+                  json_object('agent', :agent, 'turnId', :turn_id))
 FROM temp.payload;
 
 -- 2. A fix this agent was told for its previous error did not help when
@@ -136,12 +140,13 @@ ON CONFLICT (fix_id, replica) DO UPDATE SET advised = advised + 1;
 
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,
-       json_object('tool', p.tool, 'kind', 'failure', 'key', 'fix:' || h.fix_uid,
+       json_patch(json_object('tool', p.tool, 'kind', 'failure', 'key', 'fix:' || h.fix_uid,
                    -- the fixes the text tells: the best, and the next one when there is one
                    'fixes', json(CASE WHEN h.other_uid IS NULL THEN json_array(h.fix_uid)
                                       ELSE json_array(h.fix_uid, h.other_uid) END),
                    'agentId', p.agent_id, 'toolUseId', p.tool_use_id,
-                   'errorKbId', h.id, 'fixId', h.fix_id, 'stage', h.stage, 'distance', h.distance)
+                   'errorKbId', h.id, 'fixId', h.fix_id, 'stage', h.stage, 'distance', h.distance),
+                  json_object('agent', :agent, 'turnId', :turn_id))
 FROM temp.hit AS h, temp.payload AS p;
 RELEASE advise;
 

@@ -4,6 +4,9 @@
 -- told it. Text lookups only: no model, no vector search.
 -- :stdin  Claude Code's payload: session_id, cwd, tool_name, tool_input,
 --         tool_use_id, agent_id (inside a subagent), ...
+-- :agent, :turn_id  the agent the call came from and its turn, when it is
+--            not Claude Code (the runner binds 'codex' and Codex's turn):
+--            every event stored says so; NULL: nothing is added
 -- Prints the hook's JSON answer when there is something to say.
 --
 -- Claude Code places this context beside the command's result, after it
@@ -46,8 +49,10 @@ fix AS (
 
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,
-       json_object('tool', p.tool, 'kind', 'bash', 'key', 'bash:' || p.subject, 'fixes', json_array(told.uid),
-                   'agentId', p.agent_id, 'toolUseId', p.tool_use_id, 'text', told.text)
+       json_patch(json_object('tool', p.tool, 'kind', 'bash', 'key', 'bash:' || p.subject,
+                              'fixes', json_array(told.uid), 'agentId', p.agent_id, 'toolUseId', p.tool_use_id,
+                              'text', told.text),
+                  json_object('agent', :agent, 'turnId', :turn_id))
 FROM (SELECT fix.uid, render_advice('bash', json_object(
         'headline', project_relative(fix.headline, p.cwd),
         'fix', fix.resolution, 'elsewhere', fix.elsewhere,

@@ -4,6 +4,9 @@
 -- error's fix is the one the failure advice found for it, when the one
 -- rule lets this subagent be told it.
 -- :stdin  Claude Code's payload: session_id, cwd, agent_id, agent_type, ...
+-- :agent, :turn_id  the agent the call came from and its turn, when it is
+--            not Claude Code (the runner binds 'codex' and Codex's turn):
+--            every event stored says so; NULL: nothing is added
 -- Prints the hook's JSON answer when there is something to say.
 --
 -- Which agents get this is decided by the hook's matcher (hooks.rs: code
@@ -114,10 +117,12 @@ SELECT render_advice('briefing', json_object(
 -- shows), so that no hook tells it one of them again.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'advice', utc_now(), p.session_id, path_basename(p.cwd), p.cwd,
-       json_object('tool', 'Agent', 'kind', 'briefing', 'key', 'briefing',
-                   'fixes', json((SELECT json_group_array(b.fix_uid) FROM temp.briefing AS b
-                                  WHERE b.fix_uid IS NOT NULL AND instr(t.text, substr(b.headline, 1, 40)) > 0)),
-                   'agentId', p.agent_id)
+       json_patch(json_object('tool', 'Agent', 'kind', 'briefing', 'key', 'briefing',
+                              'fixes', json((SELECT json_group_array(b.fix_uid) FROM temp.briefing AS b
+                                             WHERE b.fix_uid IS NOT NULL
+                                               AND instr(t.text, substr(b.headline, 1, 40)) > 0)),
+                              'agentId', p.agent_id),
+                  json_object('agent', :agent, 'turnId', :turn_id))
 FROM temp.payload AS p, temp.told AS t
 WHERE t.text IS NOT NULL AND p.agent_id IS NOT NULL;
 

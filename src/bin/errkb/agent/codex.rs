@@ -30,7 +30,8 @@
 //! The answer is Codex's (`hookSpecificOutput.additionalContext`, with the
 //! Codex event's name), which Codex gives the model as a developer message.
 //! Every event errkb stores from Codex says so (`"agent": "codex"`, and
-//! the turn's id: `sql/agent.sql`).
+//! the turn's id): the hook scripts add the parameters `:agent` and
+//! `:turn_id` to what they store, and the runner binds them for Codex.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -46,9 +47,6 @@ use crate::agent::hooks::{self, HOOKS};
 /// The name events and commands know Codex by.
 pub const AGENT: &str = "codex";
 
-/// Marks each event a Codex hook stores (a TEMP trigger on this
-/// connection; `:agent`, `:turn_id` bound).
-pub const AGENT_SQL: &str = include_str!("../../../../sql/agent.sql");
 
 /// One hook as Codex runs it (hooks.json's shape: event, matcher, timeout).
 pub struct CodexHook {

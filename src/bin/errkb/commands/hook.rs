@@ -90,15 +90,6 @@ fn run_script(event: &str, agent: Agent, db_path: Option<PathBuf>, started: Inst
     // 1000 VM steps; a statement waiting on a lock is bounded by the busy
     // timeout instead, and writing the event may wait for it).
     conn.progress_handler(1000, Some(move || started.elapsed() > BUDGET))?;
-    if let Some(turn_id) = turn_id {
-        // every event stored says it came from Codex (sql/agent.sql)
-        let mut params = Params::default();
-        params.set("agent", codex::AGENT);
-        if let Some(turn_id) = turn_id {
-            params.set("turn_id", turn_id);
-        }
-        script::run(&conn, codex::AGENT_SQL, &params, &mut std::io::sink()).context("agent.sql")?;
-    }
     let mut outputs = Vec::with_capacity(runs.len());
     for (n, run) in runs.into_iter().enumerate() {
         if n > 0 {
@@ -122,6 +113,13 @@ fn run_script(event: &str, agent: Agent, db_path: Option<PathBuf>, started: Inst
         }
         if let Some(subagent) = input.subagent {
             params.set("subagent", subagent);
+        }
+        // every event stored says it came from Codex, and from which turn
+        if let Some(turn_id) = &turn_id {
+            params.set("agent", codex::AGENT);
+            if let Some(turn_id) = turn_id {
+                params.set("turn_id", turn_id.clone());
+            }
         }
         let mut out = Vec::new();
         let result = script::run(&conn, &sql, &params, &mut out).with_context(|| {
@@ -155,11 +153,10 @@ fn run_script(event: &str, agent: Agent, db_path: Option<PathBuf>, started: Inst
     Ok(())
 }
 
-/// The temp tables a script made on this connection, dropped (but
-/// `sql/agent.sql`'s, which every run shares).
+/// The temp tables a script made on this connection, dropped.
 fn drop_temp_tables(conn: &rusqlite::Connection) -> Result<()> {
     let tables: Vec<String> = conn
-        .prepare("SELECT name FROM temp.sqlite_schema WHERE type = 'table' AND name <> 'errkb_agent'")?
+        .prepare("SELECT name FROM temp.sqlite_schema WHERE type = 'table'")?
         .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     for table in tables {

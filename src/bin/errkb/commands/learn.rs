@@ -55,7 +55,7 @@ use crate::cli::Agent;
 use crate::agent::call::{Call, Outcome};
 use crate::commands::learn_codex;
 use errkb::runtime::script::{self, Params};
-use crate::agent::{codex, hooks};
+use crate::agent::hooks;
 use errkb::runtime::{counted, db, paths};
 
 #[derive(Debug, Default)]
@@ -214,7 +214,6 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
         shared_until: None,
         summary: Summary::default(),
         sessions: HashSet::new(),
-        tagged: None,
     };
     conn.set_prepared_statement_cache_capacity(
         importer.scripts.success.statement_count() + importer.scripts.failure.statement_count() + 8,
@@ -268,9 +267,6 @@ struct Importer<'c> {
     shared_until: Option<Instant>,
     summary: Summary,
     sessions: HashSet<String>,
-    /// The agent and turn the events now stored are marked with
-    /// (`sql/agent.sql`); None until a Codex call is imported.
-    tagged: Option<(Option<&'static str>, Option<String>)>,
 }
 
 impl Importer<'_> {
@@ -374,11 +370,6 @@ impl Importer<'_> {
         for id in self.pending.drain(..) {
             self.known.remove(&id);
         }
-        // the agent's marks may have been made in the transaction undone:
-        // made again before the next call
-        if self.tagged.is_some() {
-            self.tagged = Some((Some("unknown"), None));
-        }
         self.scripts.success.forget_tables(self.conn);
         self.scripts.failure.forget_tables(self.conn);
     }
@@ -390,7 +381,6 @@ impl Importer<'_> {
             return self.commit_when_due();
         }
         self.pending.push(call.tool_use_id.clone());
-        self.tag(call)?;
         let (event, script, error, is_interrupt) = match &call.outcome {
             Outcome::Success(_) => ("PostToolUse", &mut self.scripts.success, None, None),
             Outcome::Failure(text) => (
@@ -421,6 +411,14 @@ impl Importer<'_> {
         let mut params = Params::default();
         params.set("stdin", payload);
         params.set("event_ts", call.ts.clone());
+        // the events stored say which agent's call they are (Claude Code's
+        // say nothing more), as the hooks' do
+        if let Some(agent) = call.agent {
+            params.set("agent", agent);
+        }
+        if let Some(turn_id) = &call.turn_id {
+            params.set("turn_id", turn_id.clone());
+        }
         if let Outcome::Success(Some(output)) = &call.outcome {
             params.set("output", output.clone());
         }
@@ -449,25 +447,6 @@ impl Importer<'_> {
         }
         self.sessions.insert(call.session_id.clone());
         self.commit_when_due()
-    }
-
-    /// Events stored from now on say which agent's call they are (only
-    /// once a Codex call comes: Claude Code's stay as they are).
-    fn tag(&mut self, call: &Call) -> Result<()> {
-        let tag = (call.agent, call.turn_id.clone());
-        if self.tagged.is_none() && call.agent.is_none() || self.tagged.as_ref() == Some(&tag) {
-            return Ok(());
-        }
-        let mut params = Params::default();
-        if let Some(agent) = call.agent {
-            params.set("agent", agent);
-        }
-        if let Some(turn_id) = &call.turn_id {
-            params.set("turn_id", turn_id.clone());
-        }
-        script::run(self.conn, codex::AGENT_SQL, &params, &mut std::io::sink())?;
-        self.tagged = Some(tag);
-        Ok(())
     }
 
     fn commit_when_due(&mut self) -> Result<()> {
