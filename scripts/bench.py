@@ -344,8 +344,10 @@ Measured by `make eval` on the real-error corpus: docs/EVAL.md.
 
 def hooks_kb():
     """A knowledge base in use: 10,000 error_kb rows (real templates, with
-    fixes and vectors) and 100,000 events over 500 sessions."""
-    home = CACHE / "hooks_home_v2"
+    vectors), each with a fix as errkb learns them (a `fixes` row of its own
+    content, its counts, the project it was learned in), and 100,000 events
+    over 500 sessions."""
+    home = CACHE / "hooks_home_v3"
     db = home / ".reflexion" / "data" / "reflexion.db"
     if db.exists():
         return home, db
@@ -356,12 +358,14 @@ def hooks_kb():
         rows = [(f"{keys[i % len(keys)]}" + (f" (v{i // len(keys)})" if i >= len(keys) else ""),) for i in range(10_000)]
         # fixes as errkb learns them: the commands run in between and an
         # edit's before → after, rendered into the advice
-        fix = json.dumps({"resolvedBy": "success_after_error", "tool": "Bash", "toolSequence": ["Edit", "Bash"],
-                          "command": "npm run build", "file": "/p/src/app.js", "commands": ["npm install left-pad"],
-                          "edits": [{"file": "/p/src/app.js", "before": "require('./util')",
-                                     "after": "require('./utils')"}]})
+        def fix(i):
+            return json.dumps({"resolvedBy": "success_after_error", "tool": "Bash", "toolSequence": ["Edit", "Bash"],
+                               "command": "npm run build", "file": "/p/src/app.js",
+                               "commands": [f"npm install left-pad-{i}"],
+                               "edits": [{"file": "/p/src/app.js", "before": "require('./util')",
+                                          "after": "require('./utils')"}]})
         conn.executemany("INSERT INTO error_kb (ts, error_normalized, error_raw, resolution, use_count) VALUES "
-                         "('2026-01-01T00:00:00.000Z', ?1, ?1, ?2, 1)", [(r[0], fix) for r in rows])
+                         "('2026-01-01T00:00:00.000Z', ?1, ?1, ?2, 1)", [(r[0], fix(i)) for i, r in enumerate(rows)])
         events = []
         for i in range(100_000):
             session = f"session-{i % 500}"
@@ -371,6 +375,16 @@ def hooks_kb():
             events.append((kind, f"2026-01-01T00:{i // 6000 % 60:02d}:{i // 100 % 60:02d}.{i % 1000:03d}Z", session,
                            f"p{i % 7}", f"/work/p{i % 7}", data))
         conn.executemany("INSERT INTO events (type, ts, session_id, project, project_path, data) VALUES (?,?,?,?,?,?)", events)
+    # each row's fix, with the columns and keys errkb's learning gives it
+    # (sql/kb_learn.sql), learned once in one session of one project
+    fixes = CACHE / "hooks_kb_fixes.sql"
+    fixes.write_text("""
+INSERT INTO fixes (uid, error_kb_id, error_headline, resolution, fix_key, ts)
+SELECT fix_uid(error_normalized, '', fix_key(resolution)), id, '', resolution, fix_key(resolution), ts FROM error_kb;
+INSERT INTO fix_counts (fix_id, replica, learned, sessions) SELECT id, '', 1, 1 FROM fixes;
+INSERT INTO fix_projects (fix_id, project) SELECT id, project_identity('/work/p' || (id % 7)) FROM fixes;
+""")
+    subprocess.run([str(DIST / "errkb"), "--db", str(db), "run", str(fixes)], check=True, capture_output=True)
     subprocess.run([str(DIST / "errkb"), "embed"], env={**os.environ, "HOME": str(home)}, check=True, capture_output=True)
     return home, db
 
@@ -507,7 +521,7 @@ def hooks(rounds=41):
     standin()
     subprocess.run([str(DIST / "errkb"), "embed"], env={**os.environ, "HOME": str(pristine)}, check=True,
                    capture_output=True)
-    pristine_standin = CACHE / f"hooks_home_standin_schema{SCHEMA_VERSION}"
+    pristine_standin = CACHE / f"hooks_home_v3_standin_schema{SCHEMA_VERSION}"
     if not pristine_standin.exists():
         shutil.copytree(pristine, CACHE / "hooks_home_standin.tmp", dirs_exist_ok=True)
         subprocess.run([str(DIST / "errkb"), "embed"], check=True, capture_output=True,
@@ -640,8 +654,9 @@ def hooks(rounds=41):
 Run {datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")} by `make bench` on: {machine()}.
 Process start to exit of `errkb hook <Event>` (Codex: `errkb hook --agent
 codex <Event>`) with a realistic payload on stdin; knowledge base of 10,000
-error_kb rows (with vectors, test model int8) and 100,000 events in 500
-sessions. A Codex shell command's PostToolUse also reads how the command
+error_kb rows (with vectors, test model int8), each with its own fix as
+errkb learns them (a `fixes` row, its counts and project: what may be told
+is decided on these), and 100,000 events in 500 sessions. A Codex shell command's PostToolUse also reads how the command
 ended from the tail of its session file (a 2 MB rollout, the call's record
 last), and a patch runs the success script once per hunk. {rounds} rounds, each running
 the floor, bare `sqlite3 :memory: 'select 1'`, and every case once, in a
