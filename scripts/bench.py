@@ -656,8 +656,9 @@ Process start to exit of `errkb hook <Event>` (Codex: `errkb hook --agent
 codex <Event>`) with a realistic payload on stdin; knowledge base of 10,000
 error_kb rows (with vectors, test model int8), each with its own fix as
 errkb learns them (a `fixes` row, its counts and project: what may be told
-is decided on these), and 100,000 events in 500 sessions. A Codex shell command's PostToolUse also reads how the command
-ended from the tail of its session file (a 2 MB rollout, the call's record
+is decided on these), and 100,000 events in 500 sessions. A Codex shell
+command's PostToolUse also reads how the command ended from the tail of
+its session file (a 2 MB rollout, the call's record
 last), and a patch runs the success script once per hunk. {rounds} rounds, each running
 the floor, bare `sqlite3 :memory: 'select 1'`, and every case once, in a
 new random order, so that all see the same machine; median {floor_ms:.2f} ms
