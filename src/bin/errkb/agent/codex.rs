@@ -47,7 +47,6 @@ use crate::agent::hooks::{self, HOOKS};
 /// The name events and commands know Codex by.
 pub const AGENT: &str = "codex";
 
-
 /// One hook as Codex runs it (hooks.json's shape: event, matcher, timeout).
 pub struct CodexHook {
     pub event: &'static str,

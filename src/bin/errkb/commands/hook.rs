@@ -75,7 +75,7 @@ fn run_script(event: &str, agent: Agent, db_path: Option<PathBuf>, started: Inst
             if let Some(note) = adapted.note {
                 log_failure(event, &format!("warning: {note}"));
             }
-            (adapted.runs, Some(adapted.turn_id))
+            (adapted.runs, adapted.turn_id)
         }
     };
     if runs.is_empty() {
@@ -115,11 +115,11 @@ fn run_script(event: &str, agent: Agent, db_path: Option<PathBuf>, started: Inst
             params.set("subagent", subagent);
         }
         // every event stored says it came from Codex, and from which turn
-        if let Some(turn_id) = &turn_id {
+        if matches!(agent, Agent::Codex) {
             params.set("agent", codex::AGENT);
-            if let Some(turn_id) = turn_id {
-                params.set("turn_id", turn_id.clone());
-            }
+        }
+        if let Some(turn_id) = &turn_id {
+            params.set("turn_id", turn_id.clone());
         }
         let mut out = Vec::new();
         let result = script::run(&conn, &sql, &params, &mut out).with_context(|| {
