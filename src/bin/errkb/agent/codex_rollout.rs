@@ -64,10 +64,11 @@ pub fn shell_end(path: &Path, call_id: &str) -> std::io::Result<Option<ShellEnd>
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
         .open(path)?;
-    let len = file.metadata()?.len();
-    if !file.metadata()?.is_file() {
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
         return Err(not_a_file());
     }
+    let len = metadata.len();
     // the id as JSON writes it, quotes included
     let needle = serde_json::to_string(call_id).unwrap_or_default();
     let mut window = FIRST_TAIL.min(len);
@@ -75,8 +76,9 @@ pub fn shell_end(path: &Path, call_id: &str) -> std::io::Result<Option<ShellEnd>
     loop {
         let start = len - window;
         file.seek(SeekFrom::Start(start))?;
-        buffer.clear();
-        (&mut file).take(window).read_to_end(&mut buffer)?;
+        // the window, read whole (a session file only grows)
+        buffer.resize(usize::try_from(window).unwrap_or(usize::MAX), 0);
+        file.read_exact(&mut buffer)?;
         let (found, cut_short) = find_end(&buffer, start == 0, needle.as_bytes(), call_id);
         if found.is_some() || !cut_short || window >= len.min(MAX_TAIL) {
             return Ok(found);
