@@ -55,8 +55,11 @@ class Server:
             os.chown(pwfile, NOBODY, NOBODY)
         self.run_pg("initdb", "-D", str(self.data), "-U", "owner", "--auth-host=scram-sha-256",
                     "--auth-local=trust", f"--pwfile={pwfile}", "-E", "UTF8", "--locale=C")
+        # A small write-ahead log, recycled often: by default it may grow to
+        # 1 GB before a checkpoint, and a run's disk may not have that.
         options = (f"-c listen_addresses=127.0.0.1 -c port={self.port} "
-                   f"-c unix_socket_directories={self.root} -c fsync=off")
+                   f"-c unix_socket_directories={self.root} -c fsync=off "
+                   "-c wal_level=minimal -c max_wal_senders=0 -c max_wal_size=64MB -c min_wal_size=32MB")
         if ssl:
             self.make_certificates()
             options += " -c ssl=on -c ssl_cert_file=server.crt -c ssl_key_file=server.key"
@@ -130,7 +133,14 @@ def hub(pg):
     out = runner("hub", "init", pg.url(db=name), env={"PGPASSWORD": SUPERUSER_PASSWORD}, check=True).stdout
     assert "CREATE ROLE alice LOGIN PASSWORD '…' IN ROLE errkb_member;" in out
     add_member(pg, name, "member")
-    return {"pg": pg, "db": name, "url": pg.url(user="member", db=name)}
+    yield {"pg": pg, "db": name, "url": pg.url(user="member", db=name)}
+    drop_database(pg, name)
+
+
+def drop_database(pg, name):
+    """A test's own database, dropped when it ends: a module's tests share
+    one server, and its disk."""
+    pg.psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", db="postgres")
 
 
 class Replica:

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from conftest import DIST, ROOT, peak_rss_kib, runner, sqlite
-from test_hub import MEMBER_PASSWORD, SUPERUSER_PASSWORD, Replica, add_member, pg  # noqa: F401 (pg: fixture)
+from test_hub import MEMBER_PASSWORD, SUPERUSER_PASSWORD, Replica, add_member, drop_database, pg  # noqa: F401 (pg: fixture)
 
 MEMBERS = ("member", "bob", "carol", "mallory")
 # errkb hub init of schema 1 printed the members' grants for the owner to run
@@ -144,7 +144,9 @@ def end_session(held, how="COMMIT"):
 
 @pytest.fixture
 def team(pg):
-    return make_team(pg)
+    made = make_team(pg)
+    yield made
+    drop_database(pg, made.db)
 
 
 def laptop(tmp_path, team, name, login, remote="git@github.com:acme/shop.git"):
