@@ -20,8 +20,10 @@ UPDATE temp.payload SET project = project_identity(cwd);
 
 -- What the subagent is to know first: the error the main agent is in the
 -- middle of (its latest error in this session, among its last 5 steps,
--- not fixed yet), then this project's recent errors (its last 30 in this
--- folder: idx_events_project_errors), one per signature.
+-- not fixed yet), then this project's recent errors (its last 10 in this
+-- folder: idx_events_project_errors), one per signature. (The briefing
+-- has room for a few; each error looked at costs every subagent's start
+-- the reads of its fixes.)
 CREATE TEMP TABLE recent (signature, headline, error_raw, error, tool, ts, current, tool_use_id);
 INSERT INTO temp.recent
 SELECT coalesce(e.data ->> '$.signature', e.data ->> '$.error'), coalesce(nullif(e.data ->> '$.headline', ''),
@@ -41,7 +43,7 @@ SELECT coalesce(data ->> '$.signature', data ->> '$.error'), max(coalesce(nullif
        NULL
 FROM (SELECT data, ts FROM main.events
       WHERE project_path = (SELECT cwd FROM temp.payload) AND type = 'tool_error'
-      ORDER BY ts DESC, id DESC LIMIT 30)
+      ORDER BY ts DESC, id DESC LIMIT 10)
 WHERE coalesce(data ->> '$.signature', data ->> '$.error') NOT IN (SELECT signature FROM temp.recent)
 GROUP BY coalesce(data ->> '$.signature', data ->> '$.error');
 

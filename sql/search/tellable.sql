@@ -34,8 +34,11 @@ WITH fix AS (
   UNION ALL
   SELECT kb.id, NULL, 'kb:' || kb.id, NULL, kb.resolution, '', 'local', kb.ts, 1, 0, 0, kb.use_count, NULL, 1
   FROM main.error_kb AS kb
-  WHERE kb.id IN (SELECT value FROM json_each(?1)) AND kb.resolution IS NOT NULL
-    AND NOT EXISTS (SELECT 1 FROM main.fixes AS f WHERE f.error_kb_id = kb.id)
+  -- (which errors have no fix is asked of the index the branch above read:
+  -- an entry's own row is read only when it is such a row)
+  WHERE kb.id IN (SELECT value FROM json_each(?1)
+                  WHERE NOT EXISTS (SELECT 1 FROM main.fixes AS f WHERE f.error_kb_id = value))
+    AND kb.resolution IS NOT NULL
 ),
 -- what this agent was told in this session (the fixes' uids, and their content)
 told AS MATERIALIZED (
