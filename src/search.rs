@@ -132,6 +132,7 @@ pub fn best_match(
     query: &str,
     asking: &Asking,
     text_only: bool,
+    call_file: Option<&str>,
 ) -> Option<Hit> {
     let trace = std::env::var_os("ERRKB_TRACE").is_some();
     let english = crate::text::catalog::translate_with(db, statements, query).unwrap_or_else(|_| query.to_string());
@@ -153,6 +154,7 @@ pub fn best_match(
         key: legacy_key(query),
         normalized: crate::text::normalize::normalize_error(query),
         files: crate::text::paths_in_text::path_names(query),
+        call_file: call_file.filter(|f| !f.trim().is_empty()).map(str::to_owned),
         asking: asking.clone(),
     };
     stages
@@ -203,6 +205,9 @@ struct Query {
     normalized: String,
     /// The file names the query's error names (`path_names`).
     files: Vec<String>,
+    /// The file the failed call itself acted on (a Read's), when the
+    /// caller says: an error's text need not name it.
+    call_file: Option<String>,
     asking: Asking,
 }
 
@@ -431,7 +436,7 @@ fn choose(query: &Query, candidates: Vec<Candidate>, stage: Stage, distance: Opt
             if c.elsewhere.is_some() && closeness < 2 && original.values.iter().any(|v| names_a_path(v)) {
                 return None;
             }
-            if edits_another_errors_file(&c, &query.files) {
+            if edits_another_errors_file(&c, &query.files) || retries_on_another_file(&c, query.call_file.as_deref()) {
                 return None;
             }
             // A test's expectation is this code's own logic: another
@@ -504,6 +509,35 @@ fn edits_another_errors_file(c: &Candidate, files: &[String]) -> bool {
     edited.iter().all(|f| original.iter().any(|o| o == f)) && !edited.iter().any(|f| files.iter().any(|q| q == f))
 }
 
+/// Whether `c`'s fix is only its failed call done again on a file, with
+/// other parameters (nothing run, edited or written before it: a Read of
+/// `a.rs` with an offset and a limit, after `a.rs` was too large to read
+/// whole), told for a call on another file (`call_file`): what worked on
+/// `a.rs` names nothing of `b.jsonl`, whose lines may be too long for any
+/// window. Files are compared by name, as the fix's is stored relative to
+/// its project.
+fn retries_on_another_file(c: &Candidate, call_file: Option<&str>) -> bool {
+    let Some(call_file) = call_file else {
+        return false;
+    };
+    let resolution = c.row.get(4).and_then(Value::as_text).unwrap_or("");
+    let Ok(serde_json::Value::Object(fix)) = serde_json::from_str::<serde_json::Value>(resolution) else {
+        return false;
+    };
+    let has_steps = |key: &str| fix.get(key).and_then(serde_json::Value::as_array).is_some_and(|a| !a.is_empty());
+    if has_steps("commands") || has_steps("edits") || has_steps("writes") {
+        return false;
+    }
+    if fix.get("command").and_then(serde_json::Value::as_str).is_some_and(|c| !c.trim().is_empty()) {
+        return false;
+    }
+    let Some(file) = fix.get("file").and_then(serde_json::Value::as_str).filter(|f| !f.trim().is_empty()) else {
+        return false;
+    };
+    use crate::text::paths_in_text::path_basename;
+    path_basename(file) != path_basename(call_file)
+}
+
 /// Whether a masked value is a path or a file name (`out/report.txt`,
 /// `config.json`), not a package or a key.
 fn names_a_path(value: &str) -> bool {
@@ -519,9 +553,9 @@ impl TableFunction for KbSearch {
     const SCHEMA: &'static str = "CREATE TABLE x(id, ts, error_normalized, error_raw, resolution, \
          resolved_by, tool_sequence, use_count, last_used, stage, distance, fix_id, headline, other_fixes, \
          fix_uid, origin, other_fix, other_origin, other_uid, elsewhere, query HIDDEN, session_id HIDDEN, \
-         agent_id HIDDEN, project HIDDEN, text_only HIDDEN)";
+         agent_id HIDDEN, project HIDDEN, text_only HIDDEN, file HIDDEN)";
     const COLUMNS: c_int = 20;
-    const ARGUMENTS: c_int = 5;
+    const ARGUMENTS: c_int = 6;
     const REQUIRED: c_int = 0;
     const NEVER_RAISES: bool = true;
 
@@ -542,7 +576,16 @@ impl TableFunction for KbSearch {
         // text_only: the exact and prefix stages alone (no model is
         // loaded), for a query that may not spend the vector stage's time
         let text_only = text(4).is_some_and(|t| !matches!(t.trim(), "" | "0"));
-        let Some(hit) = best_match(db, statements, &String::from_utf8_lossy(query), &asking, text_only) else {
+        // file: what the failed call acted on (a Read's file)
+        let call_file = text(5);
+        let Some(hit) = best_match(
+            db,
+            statements,
+            &String::from_utf8_lossy(query),
+            &asking,
+            text_only,
+            call_file.as_deref(),
+        ) else {
             return Ok(Vec::new());
         };
         let mut row = hit.row;

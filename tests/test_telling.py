@@ -266,3 +266,24 @@ def test_a_tests_expectation_met_in_another_project_is_not_told(home, tmp_path):
     assert fail(home, "b", blog, "uv run pytest", other) is None
     here = fail(home, "c", shop, "uv run pytest", failed)
     assert here is not None and "uv pip install -e ." in here
+
+
+def test_a_read_done_again_with_a_window_is_told_for_that_file_only(home, tmp_path):
+    """A Read too large to take whole, read again with an offset and a
+    limit: that fix is the same call on that file. Told for the same error
+    on another file (a JSONL output whose lines may be too long for any
+    window), it would name a file that has nothing to do with it."""
+    shop = checkout(tmp_path, "shop")
+    too_large = ("File content ({n} tokens) exceeds maximum allowed tokens (25000). Please use offset and limit "
+                 "parameters to read specific portions of the file, or use the GrepTool to search for specific "
+                 "content.")
+    ops = f"{shop}/src/ops.rs"
+    send(home, "PostToolUseFailure", "a", shop, "Read", {"file_path": ops}, too_large.format(n=28822), use="r1")
+    ok(home, "a", shop, "Read", {"file_path": ops, "offset": 1, "limit": 200}, use="r2")
+    [(resolution,)] = rows(home, "SELECT resolution FROM fixes")
+    assert json.loads(resolution)["changed"] == ["offset 1, limit 200"]
+    other = send(home, "PostToolUseFailure", "b", shop, "Read", {"file_path": f"{shop}/out/run.jsonl"},
+                 too_large.format(n=30000), use="r3")
+    assert other is None
+    same = send(home, "PostToolUseFailure", "c", shop, "Read", {"file_path": ops}, too_large.format(n=31000), use="r4")
+    assert same is not None and "offset 1, limit 200" in same

@@ -114,13 +114,15 @@ ON CONFLICT (fix_id, replica) DO UPDATE SET failed = failed + 1;
 -- fixes the one rule lets this agent be told now (tellable: not one it was
 -- told in this session by any hook, nor one it applied itself; this
 -- project's first). At most one row: kb_search gives the best fix, and
--- the next best of another content (`other_fix`).
+-- the next best of another content (`other_fix`). The file the call acted
+-- on goes with the error: a fix that was only the same call on another
+-- file (a Read with a window) is not told.
 CREATE TEMP TABLE hit (id, fix_id, fix_uid, stage, distance, headline, error_normalized, resolution, other_fix,
                        other_fixes, origin, other_origin, other_uid, elsewhere);
 INSERT INTO temp.hit
 SELECT h.id, h.fix_id, h.fix_uid, h.stage, h.distance, h.headline, h.error_normalized, h.resolution, h.other_fix,
        h.other_fixes, h.origin, h.other_origin, h.other_uid, h.elsewhere
-FROM temp.payload AS p, kb_search(p.error, p.session_id, p.agent_id, project_identity(p.cwd)) AS h
+FROM temp.payload AS p, kb_search(p.error, p.session_id, p.agent_id, project_identity(p.cwd), 0, p.file) AS h
 WHERE p.kind = 'error' AND :event_ts IS NULL;
 
 -- Nothing found (a new error, an interrupt, an import): the runner stops
