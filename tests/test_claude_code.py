@@ -198,7 +198,11 @@ def story_text(story):
 
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory):
-    return play("en", tmp_path_factory.mktemp("story"))
+    root = tmp_path_factory.mktemp("story")
+    yield play("en", root)
+    # (an installed errkb, its model included, is over 100 MB: the run's
+    # disk holds the modules' folders until the run ends otherwise)
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def test_the_hooks_get_claude_code_2_1_payloads(sessions):

@@ -8,6 +8,7 @@ against the scripted stand-in of the Messages API, in real git checkouts
 with real node."""
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -144,7 +145,8 @@ def story(tmp_path_factory):
     with StandIn(other) as standin:
         claude(home, blog, standin, "OTHER")
         out["other"] = list(standin.requests)
-    return out
+    yield out
+    shutil.rmtree(root, ignore_errors=True)  # an installed errkb is over 100 MB
 
 
 def test_one_error_through_npm_run_and_node_is_one_entry_told_once(story):

@@ -110,8 +110,9 @@ def story(tmp_path_factory):
     with StandIn(ADVISE) as standin:
         codex(home, project, standin, "CODEX-TWO run the report")
         advise = list(standin.requests)
-    return {"home": home, "project": project, "install": out, "teach": teach, "advise": advise,
-            "teach_db": teach_db}
+    yield {"home": home, "project": project, "install": out, "teach": teach, "advise": advise,
+           "teach_db": teach_db}
+    shutil.rmtree(root, ignore_errors=True)  # an installed errkb is over 100 MB
 
 
 def test_install_trusts_the_hooks_it_writes(story):
