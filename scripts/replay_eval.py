@@ -10,7 +10,9 @@ error is first sent through the failure hook (`errkb hook
 PostToolUseFailure`, the payload Claude Code would have sent), knowing only
 what the sessions before it taught; then the session is learned (`errkb
 learn` of its transcripts). So the advice a failure gets is what errkb
-would have told the agent then.
+would have told the agent then. After each session the new entries are
+embedded (`errkb embed`), as the job SessionEnd starts does, so the vector
+stage finds them by meaning.
 
 When errkb speaks, the fix it tells was learned from an earlier error (the
 advice names the fix; `learned_errors` names the error it was learned
@@ -177,6 +179,11 @@ def replay_source(source, truth, work):
         learned = run(["learn", *map(str, unpacked)], env=env)
         if learned.returncode != 0:
             sys.exit(f"errkb learn failed on {files}: {learned.stderr}")
+        # what the job SessionEnd starts does next: the new entries get
+        # their vectors, so that the vector stage finds them by meaning
+        embedded = run(["embed"], env=env)
+        if embedded.returncode != 0:
+            sys.exit(f"errkb embed failed after {files}: {embedded.stderr}")
     return outcomes
 
 
