@@ -525,7 +525,8 @@ fn retries_on_another_file(c: &Candidate, call_file: Option<&str>) -> bool {
         return false;
     };
     let has_steps = |key: &str| fix.get(key).and_then(serde_json::Value::as_array).is_some_and(|a| !a.is_empty());
-    if has_steps("commands") || has_steps("edits") || has_steps("writes") {
+    // (`changed`: what the retry did differently, its own parameters)
+    if has_steps("commands") || has_steps("edits") || has_steps("writes") || !has_steps("changed") {
         return false;
     }
     if fix.get("command").and_then(serde_json::Value::as_str).is_some_and(|c| !c.trim().is_empty()) {
@@ -621,5 +622,38 @@ mod tests {
         assert!(vector_accepts(&t, 0.8499, q, shares));
         assert!(!vector_accepts(&t, 0.8500, q, shares));
         assert!(!vector_accepts(&t, f64::INFINITY, q, shares));
+    }
+
+    fn with_fix(resolution: &str) -> Candidate {
+        let mut row = vec![Value::Null; KB_COLUMN_COUNT];
+        row[4] = Value::Text(resolution.to_owned());
+        Candidate {
+            row,
+            fix_id: Some(1),
+            headline: "File content (<N> tokens) exceeds maximum allowed tokens (<N>).".to_owned(),
+            rank: 1,
+            elsewhere: None,
+            origin: "local".to_owned(),
+            fix_uid: None,
+            fix_key: None,
+        }
+    }
+
+    #[test]
+    fn only_a_call_done_again_on_another_file_is_passed_over() {
+        let window = r#"{"tool":"Read","file":"src/ops.rs","changed":["offset 1, limit 200"]}"#;
+        assert!(retries_on_another_file(&with_fix(window), Some("/srv/app/out/run.jsonl")));
+        assert!(!retries_on_another_file(&with_fix(window), Some("/srv/app/src/ops.rs")));
+        assert!(!retries_on_another_file(&with_fix(window), None));
+        // steps before the retry, a command retried, or nothing the retry
+        // did differently: not a window on one file
+        for fix in [
+            r#"{"tool":"Read","file":"src/ops.rs","changed":["limit 10"],"commands":["jq . out.json"]}"#,
+            r#"{"tool":"Read","file":"src/ops.rs","changed":["limit 10"],"edits":[{"file":"a.rs"}]}"#,
+            r#"{"tool":"Bash","file":"src/ops.rs","changed":["-u origin"],"command":"git push -u origin"}"#,
+            r#"{"tool":"Read","file":"src/ops.rs"}"#,
+        ] {
+            assert!(!retries_on_another_file(&with_fix(fix), Some("/srv/app/out/run.jsonl")), "{fix}");
+        }
     }
 }
