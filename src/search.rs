@@ -112,6 +112,22 @@ struct Candidate {
     fix_key: Option<String>,
 }
 
+/// A fix's resolution as its fields (a JSON object), for the rules that
+/// look into what it did.
+type FixFields = serde_json::Map<String, serde_json::Value>;
+
+impl Candidate {
+    /// The fields of the fix's resolution; None for an older writer's
+    /// text, which names no step.
+    fn fix(&self) -> Option<FixFields> {
+        let resolution = self.row.get(4).and_then(Value::as_text)?;
+        match serde_json::from_str(resolution) {
+            Ok(serde_json::Value::Object(fields)) => Some(fields),
+            _ => None,
+        }
+    }
+}
+
 /// Who is asking: a hook's session, agent and project (what the one rule
 /// needs to leave out what this agent was told or did itself, and to put
 /// this project's fixes first). All `None` for a search from the shell.
@@ -436,8 +452,12 @@ fn choose(query: &Query, candidates: Vec<Candidate>, stage: Stage, distance: Opt
             if c.elsewhere.is_some() && closeness < 2 && original.values.iter().any(|v| names_a_path(v)) {
                 return None;
             }
-            if edits_another_errors_file(&c, &query.files) || retries_on_another_file(&c, query.call_file.as_deref()) {
-                return None;
+            if let Some(fix) = c.fix() {
+                if edits_another_errors_file(&c, &fix, &query.files)
+                    || retries_on_another_file(&fix, query.call_file.as_deref())
+                {
+                    return None;
+                }
             }
             // A test's expectation is this code's own logic: another
             // project's tests, and what met them, say nothing of this one's
@@ -485,14 +505,10 @@ fn choose(query: &Query, candidates: Vec<Candidate>, stage: Stage, distance: Opt
 /// Every file the fix changed must be one its original error named (a fix
 /// that also changed a config file may hold for every file), and none one
 /// that this error names.
-fn edits_another_errors_file(c: &Candidate, files: &[String]) -> bool {
+fn edits_another_errors_file(c: &Candidate, fix: &FixFields, files: &[String]) -> bool {
     if files.is_empty() {
         return false;
     }
-    let resolution = c.row.get(4).and_then(Value::as_text).unwrap_or("");
-    let Ok(serde_json::Value::Object(fix)) = serde_json::from_str::<serde_json::Value>(resolution) else {
-        return false;
-    };
     let edited: Vec<&str> = fix
         .get("edits")
         .and_then(serde_json::Value::as_array)
@@ -516,12 +532,8 @@ fn edits_another_errors_file(c: &Candidate, files: &[String]) -> bool {
 /// `a.rs` names nothing of `b.jsonl`, whose lines may be too long for any
 /// window. Files are compared by name, as the fix's is stored relative to
 /// its project.
-fn retries_on_another_file(c: &Candidate, call_file: Option<&str>) -> bool {
+fn retries_on_another_file(fix: &FixFields, call_file: Option<&str>) -> bool {
     let Some(call_file) = call_file else {
-        return false;
-    };
-    let resolution = c.row.get(4).and_then(Value::as_text).unwrap_or("");
-    let Ok(serde_json::Value::Object(fix)) = serde_json::from_str::<serde_json::Value>(resolution) else {
         return false;
     };
     let has_steps = |key: &str| fix.get(key).and_then(serde_json::Value::as_array).is_some_and(|a| !a.is_empty());
@@ -642,18 +654,19 @@ mod tests {
     #[test]
     fn only_a_call_done_again_on_another_file_is_passed_over() {
         let window = r#"{"tool":"Read","file":"src/ops.rs","changed":["offset 1, limit 200"]}"#;
-        assert!(retries_on_another_file(&with_fix(window), Some("/srv/app/out/run.jsonl")));
-        assert!(!retries_on_another_file(&with_fix(window), Some("/srv/app/src/ops.rs")));
-        assert!(!retries_on_another_file(&with_fix(window), None));
+        let fix = |resolution: &str| with_fix(resolution).fix().unwrap();
+        assert!(retries_on_another_file(&fix(window), Some("/srv/app/out/run.jsonl")));
+        assert!(!retries_on_another_file(&fix(window), Some("/srv/app/src/ops.rs")));
+        assert!(!retries_on_another_file(&fix(window), None));
         // steps before the retry, a command retried, or nothing the retry
         // did differently: not a window on one file
-        for fix in [
+        for resolution in [
             r#"{"tool":"Read","file":"src/ops.rs","changed":["limit 10"],"commands":["jq . out.json"]}"#,
             r#"{"tool":"Read","file":"src/ops.rs","changed":["limit 10"],"edits":[{"file":"a.rs"}]}"#,
             r#"{"tool":"Bash","file":"src/ops.rs","changed":["-u origin"],"command":"git push -u origin"}"#,
             r#"{"tool":"Read","file":"src/ops.rs"}"#,
         ] {
-            assert!(!retries_on_another_file(&with_fix(fix), Some("/srv/app/out/run.jsonl")), "{fix}");
+            assert!(!retries_on_another_file(&fix(resolution), Some("/srv/app/out/run.jsonl")), "{resolution}");
         }
     }
 }
