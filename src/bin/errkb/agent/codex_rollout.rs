@@ -76,9 +76,9 @@ pub fn shell_end(path: &Path, call_id: &str) -> std::io::Result<Option<ShellEnd>
     loop {
         let start = len - window;
         file.seek(SeekFrom::Start(start))?;
-        // the window, read whole (a session file only grows)
-        buffer.resize(usize::try_from(window).unwrap_or(usize::MAX), 0);
-        file.read_exact(&mut buffer)?;
+        // the window, or less should the file have been cut since
+        buffer.clear();
+        (&mut file).take(window).read_to_end(&mut buffer)?;
         let (found, cut_short) = find_end(&buffer, start == 0, needle.as_bytes(), call_id);
         if found.is_some() || !cut_short || window >= len.min(MAX_TAIL) {
             return Ok(found);
