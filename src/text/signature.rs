@@ -661,7 +661,9 @@ rules! {
     /// ruff's and flake8's `SIM115`, biome's `lint/correctness/…`,
     /// commitlint's `✖ … [body-max-line-length]`, eslint's `3:1 error … rule`.
     MARKDOWNLINT: |l| l.contains("MD"), r"(?:^|\s)(MD\d{3})(?:/[\w-]+)*\s+(.+)$";
-    RUFF: |l| l.bytes().take(8).any(|b| b.is_ascii_digit()), r"^(?:\S+?:\d+:\d+:?\s+)?([A-Z]{1,4}\d{2,4})\s+(\[\*\]\s+)?([A-Z`'].+)$";
+    /// Ruff's and flake8's `[path:line:col: ]CODE [*] message` (a path
+    /// of any length before the code).
+    RUFF: |l| l.bytes().take(8).any(|b| b.is_ascii_digit()) || l.contains(": "), r"^(?:\S+?:\d+:\d+:?\s+)?([A-Z]{1,4}\d{2,4})\s+(\[\*\]\s+)?([A-Z`'].+)$";
     BIOME: |l| l.contains("lint/"), r"(?:^|\s)(lint/\w+/\w+)\b";
     COMMITLINT: |l| l.starts_with('✖'), r"^✖\s+(.+?)\s+\[([\w-]+)\]$";
     ESLINT: |l| l.contains("error") || l.contains("warning"), r"^\s*\d+:\d+\s+(?:error|warning)\s+(.+?)\s{2,}(@?[\w-]+(?:/[\w-]+)*)$";
@@ -1835,6 +1837,10 @@ mod v3_tests {
         assert_eq!(md.identifier(IdKind::Code), Some("MD036"));
         let ruff = signature("Exit code 1\nSIM115 Use a context manager for opening files\n   --> a.py:191:25");
         assert_eq!(ruff.identifier(IdKind::Code), Some("SIM115"));
+        // (the concise form, after a path longer than the rule's code)
+        let concise = signature("Exit code 1\nsrc/shop/a.py:1:1: I001 [*] Import block is un-sorted or un-formatted\nFound 1 error.");
+        assert_eq!(concise.identifier(IdKind::Code), Some("I001"));
+        assert!(concise.identified, "{}", concise.text);
         let commit = signature("⧗   input: feat: x\n✖   body's lines must not be longer than 100 characters [body-max-line-length]\n✖   found 1 problems, 0 warnings");
         assert_eq!(
             commit.identifier(IdKind::Code),
