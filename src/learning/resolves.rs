@@ -843,19 +843,6 @@ fn shows_error(output: &str, error: &Step) -> bool {
     !signature.is_empty() && crate::text::signature::signature(output).text == signature
 }
 
-/// Whether `step`, a command that failed, is a check asked to fix what it
-/// finds (`ruff check --fix`) that failed for something else than `error`
-/// (another signature, and `error` not shown again): it fixed what it
-/// could, and exited non-zero for what it could not. A step of the fix.
-fn fixed_some_of_it(error: &Step, step: &Step) -> bool {
-    step.is_error
-        && step.tool() == "Bash"
-        && step.command().is_some_and(command::fixes_what_it_finds)
-        && step.signature.is_some()
-        && step.signature != error.signature
-        && !step.error_raw.as_deref().is_some_and(|output| shows_error(output, error))
-}
-
 /// What a look says when what it looked at is not there: a file, a
 /// folder, a path (the Read tool's, the shells', PowerShell's). A missing
 /// program (`command not found`) is not among them: that is an error.
@@ -994,7 +981,7 @@ pub fn resolutions_with(
                 None => vec![s],
             })
             .filter(|s| {
-                (s.changes_something() || fixed_some_of_it(error, s))
+                s.changes_something()
                     && !reruns(error, s)
                     && !stashes_and_restores(s)
                     // (a non-git error's fix is never a stash: see runs_stashed)
@@ -1460,37 +1447,6 @@ mod tests {
         assert_eq!(found.iter().map(|r| r.event_id).collect::<Vec<_>>(), [1, 3]);
         assert_eq!(found[0].steps, "[2,4]");
         assert_eq!(found[1].steps, "[4]");
-    }
-
-    #[test]
-    fn a_fixer_that_failed_for_something_else_is_a_step_of_the_fix() {
-        let mut failed = error(1, "Bash", "ruff check src", "src/a.py:1:1: I001 Import block is un-sorted");
-        failed.signature = Some("I001 Import block is un-sorted".into());
-        // `--fix` sorted the imports, and exited 1 for what it cannot fix
-        let mut fixer = error(2, "Bash", "ruff check --fix src", "src/b.py:3:5: F841 Local variable `x` is unused");
-        fixer.signature = Some("F841 Local variable <STR> is unused".into());
-        let stream = [
-            failed.clone(),
-            fixer.clone(),
-            edit(3, "/w/src/b.py", "x = 1", ""),
-            bash(4, "ruff check src"),
-        ];
-        let found = resolutions(&stream, None, |_| true);
-        assert_eq!(found.iter().map(|r| r.event_id).collect::<Vec<_>>(), [1, 2]);
-        assert_eq!(found[0].steps, "[2,3]");
-        assert!(found[0].commands.contains("ruff check --fix src"), "{}", found[0].commands);
-        assert!(!found[0].weak);
-        // one that printed the same error again fixed none of it
-        let mut same = fixer.clone();
-        same.signature = failed.signature.clone();
-        same.error_raw = failed.error_raw.clone();
-        let stream = [failed.clone(), same, edit(3, "/w/src/a.py", "import b\nimport a", "import a\nimport b"), bash(4, "ruff check src")];
-        assert_eq!(resolutions(&stream, None, |_| true)[0].steps, "[3]");
-        // nor is a check that was not asked to fix a step
-        let mut check = error(2, "Bash", "ruff check src/b.py", "src/b.py:3:5: F841 Local variable `x` is unused");
-        check.signature = fixer.signature;
-        let stream = [failed, check, edit(3, "/w/src/b.py", "x = 1", ""), bash(4, "ruff check src")];
-        assert_eq!(resolutions(&stream, None, |_| true)[0].steps, "[3]");
     }
 
     #[test]

@@ -133,7 +133,8 @@ pub fn only_checks(command: &Command) -> bool {
     let task = command.subject.rsplit(' ').next().unwrap_or("");
     let checking_task = runs_task_among(command, &["test", "tests", "lint", "check", "typecheck", "type-check", "verify"])
         && !["fix", "format", "write", "update"].iter().any(|w| task.contains(w));
-    let checker = is_looking_checker(command)
+    let checker = LOOKING_CHECKERS.contains(&command.subject.as_str())
+        || LOOKING_CHECKERS.contains(&command.program.as_str())
         || command.program == "tsc" && command.options.iter().any(|o| o == "--noEmit")
         || checking_task;
     let fixes = command
@@ -142,32 +143,6 @@ pub fn only_checks(command: &Command) -> bool {
         .chain(&command.arguments)
         .any(|o| WRITES_FIXES.contains(&o.split('=').next().unwrap_or(o)));
     checker && !fixes && !command.arguments.iter().any(|a| a.starts_with('>'))
-}
-
-/// Whether `command` is a check asked to fix what it finds (`ruff check
-/// --fix`, `eslint --fix`, a runner's `lint:fix` or `format` task): it
-/// changes files even when it exits non-zero for what it could not fix.
-pub fn fixes_what_it_finds(command: &Command) -> bool {
-    let task = command.subject.rsplit(' ').next().unwrap_or("");
-    let fixing_task = runs_task_among(command, &["lint", "check", "format", "fix"])
-        && ["fix", "format", "write"].iter().any(|w| task.contains(w));
-    let fixes = command
-        .options
-        .iter()
-        .chain(&command.arguments)
-        .any(|o| WRITES_FIXES.contains(&o.split('=').next().unwrap_or(o)));
-    fixing_task || is_looking_checker(command) && fixes
-}
-
-/// Whether `command` is one of LOOKING_CHECKERS: by its subject, its
-/// program, or its program and first word for a program whose subcommands
-/// errkb does not know (`ruff check`, `biome lint`).
-fn is_looking_checker(command: &Command) -> bool {
-    let named = |name: &str| LOOKING_CHECKERS.contains(&name);
-    named(&command.subject)
-        || named(&command.program)
-        || command.subject == command.program
-            && command.arguments.first().is_some_and(|word| named(&format!("{} {word}", command.program)))
 }
 
 /// Whether `path` is in a temporary folder (`/tmp`, `$TMPDIR`, Windows'
