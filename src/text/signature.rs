@@ -661,9 +661,9 @@ rules! {
     /// ruff's and flake8's `SIM115`, biome's `lint/correctness/…`,
     /// commitlint's `✖ … [body-max-line-length]`, eslint's `3:1 error … rule`.
     MARKDOWNLINT: |l| l.contains("MD"), r"(?:^|\s)(MD\d{3})(?:/[\w-]+)*\s+(.+)$";
-    /// Ruff's and flake8's `[path:line:col: ]CODE [*] message` (a path
-    /// of any length before the code).
-    RUFF: |l| l.bytes().take(8).any(|b| b.is_ascii_digit()) || l.contains(": "), r"^(?:\S+?:\d+:\d+:?\s+)?([A-Z]{1,4}\d{2,4})\s+(\[\*\]\s+)?([A-Z`'].+)$";
+    /// Ruff's and flake8's `[path:line:col: ]CODE [*] message`, after a
+    /// path of any length (a rule code has digits).
+    RUFF: |l| l.bytes().any(|b| b.is_ascii_digit()), r"^(?:\S+?:\d+:\d+:?\s+)?([A-Z]{1,4}\d{2,4})\s+(\[\*\]\s+)?([A-Z`'].+)$";
     BIOME: |l| l.contains("lint/"), r"(?:^|\s)(lint/\w+/\w+)\b";
     COMMITLINT: |l| l.starts_with('✖'), r"^✖\s+(.+?)\s+\[([\w-]+)\]$";
     ESLINT: |l| l.contains("error") || l.contains("warning"), r"^\s*\d+:\d+\s+(?:error|warning)\s+(.+?)\s{2,}(@?[\w-]+(?:/[\w-]+)*)$";
