@@ -130,6 +130,17 @@ def test_the_runner_is_position_independent():
     assert re.search(r"Type:\s+DYN ", header), header
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ELF dynamic section on GNU/Linux")
+def test_the_runner_starts_without_loading_libgcc_s():
+    """Every hook is a new process of the runner: its unwinder is linked in
+    (libgcc_eh), so no process loads libgcc_s.so and runs its constructor,
+    which queries the CPU (a trap to the hypervisor on a virtual machine).
+    That panics still unwind is test_hook_inputs' panic test."""
+    dynamic = subprocess.run(["readelf", "-d", str(RUNNER)], capture_output=True, text=True, check=True).stdout
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic)
+    assert "libc.so.6" in needed and not any(n.startswith("libgcc_s") for n in needed), needed
+
+
 def test_the_hubs_help_and_errors_name_the_command_as_typed():
     """errkb hub … runs the errkb-hub program; what it prints names the
     command people type, not that program."""

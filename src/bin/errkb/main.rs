@@ -24,6 +24,18 @@ use commands::{
 };
 use errkb::runtime::{db, paths};
 
+// The unwinder (panics, backtraces) linked in from GCC's static libgcc_eh,
+// so that the program no longer needs libgcc_s.so: every hook process
+// loaded that library and ran its constructor, which queries the CPU's
+// features, and on a virtual machine each such query traps to the
+// hypervisor. Measured here: about 0.12 ms of every process's start
+// (docs/DESIGN.md). The same unwinder, so panics are caught and reported
+// as before; a library loaded later that needs libgcc_s (ONNX Runtime)
+// loads its own copy for its own frames.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[link(name = "gcc_eh", kind = "static", modifiers = "-bundle")]
+extern "C" {}
+
 fn main() -> ExitCode {
     errkb::runtime::private::restrict_process();
     let cli = Cli::parse();
