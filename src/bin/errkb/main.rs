@@ -28,10 +28,10 @@ use errkb::runtime::{db, paths};
 // so that the program no longer needs libgcc_s.so: every hook process
 // loaded that library and ran its constructor, which queries the CPU's
 // features, and on a virtual machine each such query traps to the
-// hypervisor. Measured here: about 0.12 ms of every process's start
-// (docs/DESIGN.md). The same unwinder, so panics are caught and reported
-// as before; a library loaded later that needs libgcc_s (ONNX Runtime)
-// loads its own copy for its own frames.
+// hypervisor (what that cost is in docs/DESIGN.md, Hooks). The same
+// unwinder, so panics are caught and reported as before; a library loaded
+// later that needs libgcc_s (ONNX Runtime) loads its own copy for its own
+// frames.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[link(name = "gcc_eh", kind = "static", modifiers = "-bundle")]
 extern "C" {}
