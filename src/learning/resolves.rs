@@ -393,8 +393,8 @@ fn puts_a_word_in_front(ran: &Command, failed: &Command) -> bool {
 
 /// Whether failed Read `e` was of a command's output that Claude Code kept
 /// in a file because it was too large to show (`…/tool-results/…`), and
-/// success `s` runs that command again into a filter (`go test ./... -v
-/// 2>&1 | tail -100`): the way to see such an output. The command is the
+/// success `s` runs that command again (its options aside) into a filter
+/// (`go test ./... 2>&1 | tail -100`): the way to see such an output. The command is the
 /// shell step of the same agent just before the Read.
 fn reruns_into_a_filter(e: &Step, s: &Step, before: &[Step]) -> bool {
     let kept_output = e.file.as_deref().is_some_and(|f| f.contains("/tool-results/") || f.contains("\\tool-results\\"));
@@ -410,10 +410,46 @@ fn reruns_into_a_filter(e: &Step, s: &Step, before: &[Step]) -> bool {
     let (Some(producer), Some(line)) = (producer, s.line()) else {
         return false;
     };
-    line.trim()
-        .strip_prefix(producer.trim())
-        .map(str::trim_start)
-        .is_some_and(|rest| rest.starts_with('|') && !rest.starts_with("||"))
+    // the same command, its options aside (`go test ./... -v 2>&1` again
+    // as `go test ./... 2>&1 | tail -50`: fewer lines is the point), its
+    // output piped on into what filters it
+    let (Some((ran, rest)), Some((made, _))) = (split_at_pipe(line), split_at_pipe(producer).or(Some((producer, "")))) else {
+        return false;
+    };
+    let words = |part: &str| -> Vec<String> {
+        part.split_whitespace()
+            .filter(|w| !w.starts_with('-') && !w.starts_with("2>") && !w.starts_with(">&"))
+            .map(str::to_owned)
+            .collect()
+    };
+    !rest.trim().is_empty() && !words(made).is_empty() && words(ran) == words(made)
+}
+
+/// A command line split at its first pipe (`|`, not `||`) outside quotes:
+/// what runs before it, and after it.
+fn split_at_pipe(line: &str) -> Option<(&str, &str)> {
+    let bytes = line.as_bytes();
+    let mut quote = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'\\' => i += 1,
+            None if b == b'\'' || b == b'"' => quote = Some(b),
+            None if b == b'|' => {
+                if bytes.get(i + 1) == Some(&b'|') {
+                    i += 2;
+                    continue;
+                }
+                return Some((&line[..i], &line[i + 1..]));
+            }
+            None => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The numbers a command names (a port, a count), in its arguments and
@@ -447,7 +483,8 @@ fn missing_program(e: &Step) -> Option<String> {
 
 /// The commands a shell success proves ran well (worked out once per
 /// success: see `relation`): those its exit status shows; when its output
-/// shows no error, those whose status a pipe or a `||` hid; and those the
+/// shows no error (or holds a test run's verdict that all passed: see
+/// `text::test_verdict`), those whose status a pipe or a `||` hid; and those the
 /// output reports in words (`A && echo OPEN || echo CLOSED`), less those
 /// it reports failed.
 fn proven_by(s: &Step, output: Option<&str>) -> Vec<Command> {
@@ -456,7 +493,12 @@ fn proven_by(s: &Step, output: Option<&str>) -> Vec<Command> {
     };
     let mut successes = s.chain().to_vec();
     let reported = output.map(|o| command::reported_ends(line, o)).unwrap_or_default();
-    if output.is_some_and(|o| !o.trim().is_empty() && !crate::text::signature::signature(o).identified) {
+    // (an output that shows no error, or a test run's own verdict that all
+    // passed: what its tests logged is not its failure)
+    if output.is_some_and(|o| {
+        !o.trim().is_empty()
+            && (!crate::text::signature::signature(o).identified || crate::text::test_verdict::all_passed(o))
+    }) {
         let failed = |c: &Command| reported.iter().any(|(r, ok)| !ok && r == c);
         successes.extend(command::analyse_shown(line).into_iter().filter(|c| !failed(c)));
         // a listing piped into a filter that printed what it kept
@@ -1664,6 +1706,8 @@ mod tests {
         let found = resolutions(&stream("cd /w/src && go test ./... -v 2>&1 | tail -100"), Some("ok"), |_| true);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].kind, "cross_tool_resolution");
+        // its options aside: fewer lines (no -v) is the point of the rerun
+        assert_eq!(resolutions(&stream("cd /w/src && go test ./... 2>&1 | tail -50"), Some("ok"), |_| true).len(), 1);
         // another command, or the same one not filtered, is not
         assert!(resolutions(&stream("cd /w/src && go vet ./... 2>&1 | tail -100"), Some("ok"), |_| true).is_empty());
         assert!(resolutions(&stream("cd /w/src && go test ./... -v 2>&1 || true"), Some("ok"), |_| true).is_empty());
@@ -1674,6 +1718,20 @@ mod tests {
             bash(3, "cd /w/src && go test ./... -v 2>&1 | tail -100"),
         ];
         assert!(resolutions(&own, Some("ok"), |_| true).is_empty());
+    }
+
+    #[test]
+    fn a_test_runs_verdict_proves_a_piped_retry_whatever_its_tests_logged() {
+        let stream = [
+            error(1, "Bash", "rtk bun run test 2>&1", "Exit code 2\nerror: unrecognized subcommand 'bun'\n\nUsage: rtk [OPTIONS] <COMMAND>"),
+            bash(2, "bun run test 2>&1 | tail -20"),
+        ];
+        let logged = "[Routes] Error in POST /api/evaluate\nerror: Database connection failed\n      at <anonymous> (src/api.test.ts:315:25)\n";
+        let found = resolutions(&stream, Some(&format!("{logged}\n 1309 pass\n 0 fail\nRan 1309 tests across 58 files.")), |_| true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        // the same output with a failure in its verdict, or with none, proves nothing
+        assert!(resolutions(&stream, Some(&format!("{logged}\n 1308 pass\n 1 fail")), |_| true).is_empty());
+        assert!(resolutions(&stream, Some(logged), |_| true).is_empty());
     }
 
     #[test]

@@ -11,3 +11,4 @@ pub mod redact;
 pub mod signature;
 pub mod similarity;
 pub mod terminal;
+pub mod test_verdict;
