@@ -375,6 +375,32 @@ fn covers(retry: &[String], failed: &[String], checker: bool) -> bool {
             })
 }
 
+/// Options that choose which tests a run runs (`go test -run X`, `pytest
+/// -k x`, `jest -t name`, `mocha --grep`, `dotnet test --filter`).
+const TEST_SELECTORS: &[&str] = &[
+    "-run", "-bench", "-k", "-m", "-t", "--testNamePattern", "--test-name-pattern", "--testPathPattern", "--grep",
+    "-g", "--filter", "--deselect", "-e", "--example",
+];
+
+/// Whether a check `ran` runs the tests the failed check ran, as far as
+/// its options choose them: the same choice, or none (all of them). A run
+/// of other tests (`-run TestDebug` after `-run TestHTMLOutput` failed),
+/// or of some where all failed, shows nothing about the failed ones.
+fn selects_what_failed(ran: &Command, failed: &Command) -> bool {
+    let selection = |c: &Command| {
+        let mut chosen: Vec<String> = c
+            .options
+            .iter()
+            .filter(|o| TEST_SELECTORS.contains(&o.split([' ', '=']).next().unwrap_or(o)))
+            .cloned()
+            .collect();
+        chosen.sort();
+        chosen
+    };
+    let ran = selection(ran);
+    ran.is_empty() || ran == selection(failed)
+}
+
 /// Whether a retry puts a new word in front of the failed command's
 /// arguments, of a program whose subcommands errkb does not know: that
 /// word is a subcommand, another operation (`docfx build docfx.json` is
@@ -570,7 +596,9 @@ fn relation<'p>(
                         // (`pytest --markers` is not the look `--collect-only` is)
                         ran.arguments == failed.arguments && command::looks(ran) == command::looks(failed)
                     } else {
-                        covers(&ran.arguments, &failed.arguments, checker) && !puts_a_word_in_front(ran, failed)
+                        covers(&ran.arguments, &failed.arguments, checker)
+                            && !puts_a_word_in_front(ran, failed)
+                            && (!checker || selects_what_failed(ran, failed))
                             || !checker
                                 && unnamed.len() < failed.arguments.len()
                                 && !ran.arguments.is_empty()
@@ -1718,6 +1746,20 @@ mod tests {
             bash(3, "cd /w/src && go test ./... -v 2>&1 | tail -100"),
         ];
         assert!(resolutions(&own, Some("ok"), |_| true).is_empty());
+    }
+
+    #[test]
+    fn a_test_run_that_chooses_other_tests_is_another_run() {
+        let failed = || error(1, "Bash", "go test -v ./cmd -run TestHTMLOutput", "Exit code 1\n--- FAIL: TestHTMLOutput (0.00s)\n    export_html_test.go:381: HTML missing expected element");
+        let resolved = |line: &str| resolutions(&[failed(), edit(2, "/w/cmd/x.go", "a", "b"), bash(3, line)], None, |_| true).len();
+        // another test chosen, or some tests chosen where all failed: nothing shown
+        assert_eq!(resolved("go test -v ./cmd -run TestDebug"), 0);
+        // the same choice, or none (all tests), is the same run
+        assert_eq!(resolved("go test -v ./cmd -run TestHTMLOutput"), 1);
+        assert_eq!(resolved("go test ./cmd"), 1);
+        let all = || error(1, "Bash", "pytest tests", "Exit code 1\nE   AssertionError: assert 1 == 2");
+        let found = resolutions(&[all(), edit(2, "/w/app.py", "a", "b"), bash(3, "pytest tests -k test_total")], None, |_| true);
+        assert!(found.is_empty(), "{found:?}");
     }
 
     #[test]
