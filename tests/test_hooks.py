@@ -101,6 +101,20 @@ def test_each_error_of_a_chain_is_learned_with_the_steps_after_it(home):
                     ("Error: jest: not found", "success_after_error", '["npm install -D jest"]', None)]
 
 
+def test_the_decisive_command_is_kept_whole(home):
+    """The step that fixed it, a long `ALTER TABLE … ADD COLUMN` through
+    sqlite3, is stored and learned whole, not cut at its first words."""
+    error = "Exit code 1\nError: SqliteError: no such column: is_imported\n    at Database.prepare (src/db.ts:41:12)"
+    alter = ("sqlite3 data/evaluations.db \"ALTER TABLE evaluations ADD COLUMN is_imported INTEGER NOT NULL DEFAULT 0; "
+             "ALTER TABLE evaluations ADD COLUMN imported_from TEXT; ALTER TABLE evaluations ADD COLUMN imported_at TEXT; "
+             "CREATE INDEX IF NOT EXISTS idx_evaluations_imported ON evaluations(is_imported, imported_at);\"")
+    assert 300 < len(alter) < 500
+    hook(home, "PostToolUseFailure", payload("s", "Bash", {"command": "bun run test"}, error, "PostToolUseFailure"))
+    hook(home, "PostToolUse", payload("s", "Bash", {"command": alter}))
+    hook(home, "PostToolUse", payload("s", "Bash", {"command": "bun run test"}))
+    assert db_rows(home, "SELECT json_extract(resolution, '$.commands') FROM error_kb") == [(json.dumps([alter]),)]
+
+
 def test_an_unrelated_success_learns_nothing_the_retry_does(home):
     """`ls` after a failing `python3 app.py` is not its fix;
     `python app.py` run again is, with what happened in between."""

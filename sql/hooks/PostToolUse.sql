@@ -53,14 +53,16 @@ UPDATE temp.payload SET subject = command_subject(command) WHERE tool IN ('Bash'
 -- sensitive file names masked, secrets in commands redacted (before the
 -- command is cut: a cut token no longer has the shape that is redacted).
 -- A Bash command's subject (program and script or subcommand) tells a
--- retry of a failed command from an unrelated one; its line (at most 200
--- characters) and an edit's hunk are what a learned fix shows.
+-- retry of a failed command from an unrelated one; its line (at most 500
+-- characters: a decisive command, an `ALTER TABLE … ADD COLUMN` or an
+-- install with its options, whole) and an edit's hunk are what a learned
+-- fix shows.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, 'tool_use', ts, session_id, path_basename(cwd), cwd,
        json_patch(json_object('tool', tool, 'meta', json(CASE
          WHEN tool IN ('Bash', 'PowerShell') THEN json_patch(json_object('command',
            substr(ltrim(command), 1, instr(ltrim(command) || ' ', ' ') - 1), 'subject', subject,
-           'line', substr(trim(command), 1, 200)),
+           'line', substr(trim(command), 1, 500)),
            json_object('sandboxOff', CASE WHEN sandbox_off THEN json('true') END,
                        'background', CASE WHEN background THEN json('true') END, 'timeout', timeout))
          WHEN tool IN ('Edit', 'NotebookEdit') THEN json_object('file', redact_path(file_path), 'edit', json(edit))
@@ -111,7 +113,7 @@ LIMIT 1;
 -- 3. Learn each (kb_learn: the error_kb UPSERT, the signature, the fix
 -- among the error's fixes with its counts, the file names, the error
 -- marked as learned) with the command that worked (redacted above, at
--- most 120 characters): all or nothing, so that a killed hook cannot
+-- most 500 characters): all or nothing, so that a killed hook cannot
 -- learn an error twice. (A savepoint: errkb learn runs this inside its
 -- own transaction.)
 SAVEPOINT learn;
@@ -130,7 +132,7 @@ SELECT p.ts, l.error_raw, l.error, l.signature, l.headline,
        p.tool, l.tool_sequence, l.weak, p.cwd, p.session_id, l.event_id, l.success_event_id, l.steps
 FROM temp.learned AS l,
      (SELECT tool, session_id, ts, cwd,
-             CASE WHEN tool IN ('Bash', 'PowerShell') THEN substr(project_relative(trim(command), cwd), 1, 120) END AS command
+             CASE WHEN tool IN ('Bash', 'PowerShell') THEN substr(project_relative(trim(command), cwd), 1, 500) END AS command
       FROM temp.payload) AS p;
 RELEASE learn;
 

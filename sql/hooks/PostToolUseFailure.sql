@@ -32,7 +32,7 @@ SELECT coalesce(:event_ts, utc_now()),
        redact_secrets(substr(coalesce(:stdin ->> '$.error', ''), 1, 20000)),
        CASE WHEN :stdin ->> '$.tool_name' IN ('Bash', 'PowerShell') THEN redact_private(command_subject(:stdin ->> '$.tool_input.command')) END,
        CASE WHEN :stdin ->> '$.tool_name' IN ('Bash', 'PowerShell')
-            THEN substr(trim(redact_private(substr(:stdin ->> '$.tool_input.command', 1, 20000))), 1, 200) END,
+            THEN substr(trim(redact_private(substr(:stdin ->> '$.tool_input.command', 1, 20000))), 1, 500) END,
        redact_path(coalesce(:stdin ->> '$.tool_input.file_path', :stdin ->> '$.tool_input.notebook_path')),
        redact_private(substr(coalesce(:stdin ->> '$.tool_input.pattern', :stdin ->> '$.tool_input.url',
                                       :stdin ->> '$.tool_input.query', :stdin ->> '$.tool_input.skill',

@@ -50,7 +50,7 @@ use crate::sqlite::table_function::{text, TableFunction};
 use crate::text::command::{self, Command};
 
 /// How much of a command line the hooks store, in characters.
-const LINE_CHARS: usize = 200;
+const LINE_CHARS: usize = 500;
 /// The steps of a stream that a fix is looked for in.
 const WINDOW: i64 = 50;
 /// How far (in the agent's steps) a success may come after the error it
