@@ -217,15 +217,21 @@ impl Step {
         }
     }
 
+    /// The command the step is of: of a line, its main command
+    /// (`command::analyse`); of a failed line of several commands, the one
+    /// its error names, when it names one (`failed_command`).
     fn command(&self) -> Option<&Command> {
         self.analyses
             .command
             .get_or_init(|| {
-                if self.tool() == "Bash" {
-                    self.line().and_then(command::analyse)
-                } else {
-                    None
+                if self.tool() != "Bash" {
+                    return None;
                 }
+                let line = self.line()?;
+                self.is_error
+                    .then(|| failed_command(line, self.error_raw.as_deref().unwrap_or("")))
+                    .flatten()
+                    .or_else(|| command::analyse(line))
             })
             .as_ref()
     }
@@ -315,6 +321,65 @@ impl Step {
                 .filter(|p| p.len() > 1)
                 .is_some_and(|p| path.strip_prefix(p).is_some_and(|rest| rest.starts_with('/')))
     }
+}
+
+/// Of a failed line that runs several commands (`git rm -q a && git mv
+/// b c && rm -f d`), the one that failed, as its error names it: the
+/// last whose program starts a line of the error as its own prefix (`rm:
+/// cannot remove …`, after a shell's `bash: line 1: `), else the last one
+/// an argument or option of which the error quotes whole (`the following file
+/// has changes staged in the index: packages/x.wxs`, `unknown flag:
+/// --shell`). A line of one command, or an error that names none of its
+/// commands, gives none: the main command stands (`command::analyse`), as
+/// it does for a success. (In an `&&` chain, the commands after the one
+/// that failed never ran: a retry of one of those is no retry.)
+fn failed_command(line: &str, error: &str) -> Option<Command> {
+    let commands: Vec<Command> = command::analyse_all(line)
+        .into_iter()
+        // (setup and chatter: `echo "=== build ==="` is quoted by what it printed)
+        .filter(|c| !command::TRIVIAL.contains(&c.program.as_str()))
+        .collect();
+    if commands.len() < 2 {
+        return None;
+    }
+    let prefixes: Vec<String> = error
+        .lines()
+        .filter_map(|l| {
+            let mut rest = l.trim_start();
+            // (a shell's own prefix first: `bash: line 1: cd: x: No such …`)
+            while let Some((head, tail)) = rest.split_once(": ") {
+                let shell = ["bash", "sh", "zsh", "/bin/bash", "/usr/bin/bash", "/bin/sh", "/bin/zsh"].contains(&head)
+                    || head.strip_prefix("line ").is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+                if !shell {
+                    break;
+                }
+                rest = tail;
+            }
+            let (head, _) = rest.split_once(": ")?;
+            (!head.is_empty() && !head.contains(char::is_whitespace)).then(|| command::program_name(head))
+        })
+        .collect();
+    // (whole: `packages/msix` is not quoted by `packages/msix/x.wxs`)
+    let part_of_a_word = |c: char| c.is_alphanumeric() || "_-./\\".contains(c);
+    let quoted = |word: &str| {
+        let word = word.trim_matches(['\'', '"']);
+        word.chars().count() >= 4
+            && !word.contains(char::is_whitespace)
+            && error.match_indices(word).any(|(at, _)| {
+                !error[..at].chars().next_back().is_some_and(part_of_a_word)
+                    && !error[at + word.len()..].chars().next().is_some_and(part_of_a_word)
+            })
+    };
+    // (an option's name and its value: `-b feat/x`, `--target=y`)
+    let names = |c: &Command| c.arguments.iter().chain(&c.options).any(|w| w.split([' ', '=']).any(quoted));
+    // (the last one named: those before it ran, and may be named in what
+    // they printed: `Switched to branch 'main'` before `git checkout -b x`
+    // failed)
+    commands
+        .iter()
+        .rposition(|c| prefixes.contains(&c.program))
+        .or_else(|| commands.iter().rposition(names))
+        .map(|i| commands[i].clone())
 }
 
 /// Options whose value is a message (a commit's, a pull request's): what
@@ -1746,6 +1811,24 @@ mod tests {
             bash(3, "cd /w/src && go test ./... -v 2>&1 | tail -100"),
         ];
         assert!(resolutions(&own, Some("ok"), |_| true).is_empty());
+    }
+
+    #[test]
+    fn a_failed_chains_command_is_the_one_its_error_names() {
+        // the third command failed, as its error quotes its file: its retry with -f is the fix
+        let rm = || error(1, "Bash", "git rm -q a.yml && git mv packages/msi packages/msix && git rm -q packages/msix/x.wxs && ls",
+                          "error: the following file has changes staged in the index:\n    packages/msix/x.wxs\n(use --cached to keep the file, or -f to force removal)");
+        let found = resolutions(&[rm(), bash(2, "git rm -qf packages/msix/x.wxs")], None, |_| true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(!found[0].weak && found[0].changed.contains("-qf"), "{found:?}");
+        // the first command failed (its program says so): the last one never ran, and running it is no fix
+        let checkout = || error(1, "Bash", "git checkout release-2 && npm test",
+                                "error: pathspec 'release-2' did not match any file(s) known to git");
+        assert!(resolutions(&[checkout(), bash(2, "npm test")], None, |_| true).is_empty());
+        // what the earlier commands printed does not name the one that failed
+        let branch = || error(1, "Bash", "git checkout main && git checkout -b feat/x",
+                              "Switched to branch 'main'\nfatal: a branch named 'feat/x' already exists");
+        assert_eq!(resolutions(&[branch(), bash(2, "git checkout feat/x")], None, |_| true).len(), 1);
     }
 
     #[test]

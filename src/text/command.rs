@@ -723,7 +723,7 @@ fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
 
 /// Commands that set up or chat rather than do the work: in a chain, the
 /// main command is the last one that is not one of these.
-const TRIVIAL: &[&str] = &[
+pub const TRIVIAL: &[&str] = &[
     "for", "case", "select", "done", "fi", "esac", "function", "cd", "pushd", "popd", "export", "source", ".", "set",
     "unset", "echo", "printf", "true", "false", ":", "exit", "sleep", "clear", "wait", "alias", "local", "declare",
     "shopt", "trap", "read", "eval", "ulimit", "umask", "Set-Location", "Push-Location", "Pop-Location", "sl",
