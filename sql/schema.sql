@@ -435,7 +435,9 @@ PRAGMA secure_delete = OFF;
 
 -- The signatures are made again by this version's rules (a wrapper line,
 -- a passing test's log or a warning no longer stands for the error; a
--- linter's own diagnostics do), from the error's identifying line, or its
+-- linter's own diagnostics do; the system's refusal relayed by a program,
+-- `mkdir: x: Operation not permitted`, is known without the program),
+-- from the error's identifying line, or its
 -- stored text; the vectors of those that changed are made again by the
 -- embedding job.
 CREATE TEMP TABLE resigned (error_kb_id INTEGER PRIMARY KEY, signature TEXT);
@@ -446,7 +448,7 @@ SELECT s.error_kb_id,
                    WHERE f.error_kb_id = s.error_kb_id AND f.error_headline <> '' LIMIT 1))), ''),
                 nullif(error_signature(translate_messages(kb.error_raw)), ''), s.signature)
 FROM error_kb_signatures AS s JOIN error_kb AS kb ON kb.id = s.error_kb_id
-WHERE (SELECT user_version FROM pragma_user_version) BETWEEN 6 AND 16;
+WHERE (SELECT user_version FROM pragma_user_version) BETWEEN 6 AND 18;
 DELETE FROM temp.resigned
 WHERE signature = (SELECT s.signature FROM error_kb_signatures AS s WHERE s.error_kb_id = resigned.error_kb_id);
 UPDATE error_kb_signatures SET signature = (SELECT r.signature FROM temp.resigned AS r
@@ -487,4 +489,4 @@ WHERE (SELECT user_version FROM pragma_user_version) < 18 AND coalesce(project, 
 
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 18;
+PRAGMA user_version = 19;

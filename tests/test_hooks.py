@@ -115,6 +115,25 @@ def test_the_decisive_command_is_kept_whole(home):
     assert db_rows(home, "SELECT json_extract(resolution, '$.commands') FROM error_kb") == [(json.dumps([alter]),)]
 
 
+def test_a_sandboxs_refusal_learned_for_one_program_is_told_for_another(home):
+    """mkdir refused by the sandbox, then run with it disabled: cp and rm
+    refused the same way later are told so; a missing file is not."""
+    refused = "Exit code 1\n{}: Operation not permitted"
+    hook(home, "PostToolUseFailure", payload("s1", "Bash", {"command": "mkdir -p /Users/x/.cache/app"},
+                                             refused.format("mkdir: /Users/x/.cache/app"), "PostToolUseFailure"))
+    hook(home, "PostToolUse", payload("s1", "Bash", {"command": "mkdir -p /Users/x/.cache/app",
+                                                     "dangerouslyDisableSandbox": True}))
+    for n, (command, error) in enumerate([("cp a.txt /Users/x/.cache/app/", refused.format("cp: /Users/x/.cache/app/a.txt")),
+                                          ("rm -r /Users/x/.cache/old", refused.format("rm: cannot remove '/Users/x/.cache/old'"))]):
+        told = context(hook(home, "PostToolUseFailure", payload(f"s{n + 2}", "Bash", {"command": command}, error,
+                                                                "PostToolUseFailure")), "PostToolUseFailure")
+        assert "dangerouslyDisableSandbox" in told and "mkdir: ~/.cache/app: Operation not permitted" in told
+    missing = hook(home, "PostToolUseFailure", payload("s9", "Bash", {"command": "cp b.txt c/"},
+                                                       "Exit code 1\ncp: b.txt: No such file or directory",
+                                                       "PostToolUseFailure"))
+    assert missing.stdout == ""
+
+
 def test_an_unrelated_success_learns_nothing_the_retry_does(home):
     """`ls` after a failing `python3 app.py` is not its fix;
     `python app.py` run again is, with what happened in between."""

@@ -193,3 +193,25 @@ def test_a_version_11_database_gets_fix_ids_summable_counts_and_no_user_names(tm
     same = sqlite(db, "SELECT fix_uid('No module named <STR>', 'No module named ''yaml''', "
                       "fix_key('{\"command\":\"pip install pyyaml\"}'))").stdout.strip()
     assert same == uid
+
+
+def test_a_version_18_database_knows_a_sandboxs_refusal_without_its_program(tmp_path):
+    """v19: the signature of the system's refusal relayed by a program
+    (`mkdir: x: Operation not permitted`) is made again without the
+    program, so a fix learned before the upgrade is told for `cp` too."""
+    home = tmp_path / "home"
+    db = home / ".reflexion" / "data" / "reflexion.db"
+    runner("record", "--error", "mkdir: /work/app/.cache: Operation not permitted",
+           "--resolution", "run it with the sandbox disabled",
+           env={"HOME": str(home)}, check=True)
+    with connection(db) as conn:
+        conn.execute("UPDATE error_kb_signatures SET signature = 'mkdir: <V>: Operation not permitted'")
+        conn.execute("PRAGMA user_version = 18")
+    payload = {"session_id": "s", "cwd": "/work/app", "tool_name": "Bash", "tool_input": {"command": "cp a .cache/"},
+               "error": "Exit code 1\ncp: /work/app/.cache/a: Operation not permitted"}
+    proc = runner("hook", "PostToolUseFailure", stdin=json.dumps(payload), env={"HOME": str(home)})
+    assert "run it with the sandbox disabled" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    with connection(db) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        assert conn.execute("SELECT signature FROM error_kb_signatures").fetchall() == [
+            ("<V>: Operation not permitted",)]

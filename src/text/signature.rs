@@ -759,6 +759,11 @@ rules! {
     EXCEPTION_HEAD: |h| contains_any(h, EXCEPTION_ENDINGS),
         r"^((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Iteration))\b";
     PROGRAM: |h| h.contains(": "), r"^([a-z][a-z0-9_.+-]*): ";
+    /// The system refusing an operation that a program relays (`mkdir: x:
+    /// Operation not permitted`, `cp: cannot create regular file 'x':
+    /// Read-only file system`): see `mask`.
+    SYSTEM_REFUSAL: |h| h.ends_with("Operation not permitted") || h.ends_with("Read-only file system"),
+        r"^[a-z][a-z0-9_.+-]*: (?:cannot [a-z][a-z ]*? )?\S.*: (Operation not permitted|Read-only file system)$";
     /// Quoted values: '…' "…" `…` ‘…’ “…” «…» „…“ 「…」 `…' (gcc's and git's quotes).
     QUOTED: |h| contains_any(h, &["'", "\"", "`", "‘", "“", "«", "„", "「"]),
         r#"'([^'\n]*)'|"([^"\n]*)"|`([^`\n]*)`|‘([^’\n]*)’|“([^”\n]*)”|«([^»\n]*)»|„([^“\n]*)“|「([^」\n]*)」|`([^'\n]*)'"#;
@@ -1200,7 +1205,13 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
     for word in words(headline).filter(|w| ERRNO_NAMES.contains(w)) {
         push_id(ids, IdKind::Errno, word);
     }
-    if let Some(c) = PROGRAM.captures(headline) {
+    // The system's refusal (EPERM, EROFS: a sandbox, a read-only mount, a
+    // protected path) relayed by the program that met it is one refusal
+    // whatever the program: the same sandbox stops `mkdir`, `cp` and `rm`,
+    // and is dealt with the same way. Known by its words and the path, not
+    // by the program (`<V>: Operation not permitted`).
+    let refusal = SYSTEM_REFUSAL.captures(headline.trim_end()).map(|c| c[1].to_owned());
+    if let Some(c) = PROGRAM.captures(headline).filter(|_| refusal.is_none()) {
         let program = &c[1];
         if !NOT_PROGRAMS.contains(&program) && !program.ends_with(".error") {
             push_id(ids, IdKind::Program, program);
@@ -1232,6 +1243,9 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
             format!("{}<N>", &whole.as_str()[..number.start() - whole.start()])
         })
         .into_owned();
+    if let Some(words) = refusal {
+        return format!("<V>: {words}");
+    }
     SPACES.replace_all(text.trim(), " ").into_owned()
 }
 
@@ -1441,6 +1455,7 @@ fn errno_of(headline: &str) -> Option<&'static str> {
         ("address already in use", "EADDRINUSE"),
         ("Connection refused", "ECONNREFUSED"),
         ("Operation not permitted", "EPERM"),
+        ("Read-only file system", "EROFS"),
         ("No space left on device", "ENOSPC"),
     ];
     if let Some(c) = ERRNO_NUMBER.captures(headline) {
@@ -1502,6 +1517,27 @@ mod tests {
         assert!(a.conflicts_with(&b) && b.conflicts_with(&a));
         assert!(c.conflicts_with(&d));
         assert!(!a.conflicts_with(&signature("error TS2307: Cannot find module 'b'.")));
+    }
+
+    #[test]
+    fn the_systems_refusal_is_one_whatever_program_met_it() {
+        let mkdir = signature("Exit code 1\nmkdir: /Users/x/.cache/foo: Operation not permitted");
+        for other in [
+            "cp: /Users/x/.cache/foo/a.txt: Operation not permitted",
+            "rm: cannot remove '/Users/x/.cache/b': Operation not permitted",
+        ] {
+            let other = signature(other);
+            assert_eq!(other.text, mkdir.text);
+            assert!(!mkdir.conflicts_with(&other));
+        }
+        assert_eq!(mkdir.text, "<V>: Operation not permitted");
+        assert_eq!(mkdir.identifier(IdKind::Errno), Some("EPERM"));
+        assert_eq!(signature("touch: cannot touch '/usr/x': Read-only file system").identifier(IdKind::Errno), Some("EROFS"));
+        // another refusal, or the same words of another error, stays the program's
+        assert!(signature("touch: cannot touch '/usr/x': Read-only file system").conflicts_with(&mkdir));
+        let missing = signature("cat: notes.txt: No such file or directory");
+        assert_eq!(missing.identifier(IdKind::Program), Some("cat"));
+        assert!(missing.conflicts_with(&signature("ls: notes.txt: No such file or directory")));
     }
 
     #[test]
