@@ -359,17 +359,7 @@ fn failed_command(line: &str, error: &str) -> Option<Command> {
             (!head.is_empty() && !head.contains(char::is_whitespace)).then(|| command::program_name(head))
         })
         .collect();
-    // (whole: `packages/msix` is not quoted by `packages/msix/x.wxs`)
-    let part_of_a_word = |c: char| c.is_alphanumeric() || "_-./\\".contains(c);
-    let quoted = |word: &str| {
-        let word = word.trim_matches(['\'', '"']);
-        word.chars().count() >= 4
-            && !word.contains(char::is_whitespace)
-            && error.match_indices(word).any(|(at, _)| {
-                !error[..at].chars().next_back().is_some_and(part_of_a_word)
-                    && !error[at + word.len()..].chars().next().is_some_and(part_of_a_word)
-            })
-    };
+    let quoted = |word: &str| word.chars().count() >= 4 && names_whole(error, word);
     // (an option's name and its value: `-b feat/x`, `--target=y`)
     let names = |c: &Command| c.arguments.iter().chain(&c.options).any(|w| w.split([' ', '=']).any(quoted));
     // (the last one named: those before it ran, and may be named in what
@@ -380,6 +370,26 @@ fn failed_command(line: &str, error: &str) -> Option<Command> {
         .rposition(|c| prefixes.contains(&c.program))
         .or_else(|| commands.iter().rposition(names))
         .map(|i| commands[i].clone())
+}
+
+/// Whether `text` names `word` (its quotes dropped) whole: not as a part
+/// of a longer path or name (`packages/msix` is not named by
+/// `packages/msix/x.wxs`, `main` is by `refs/heads/main`).
+fn names_whole(text: &str, word: &str) -> bool {
+    let word = word.trim_matches(['\'', '"']);
+    let part_of_a_word = |c: char| c.is_alphanumeric() || "_-.".contains(c);
+    let part_of_a_path = |c: char| part_of_a_word(c) || "/\\".contains(c);
+    !word.is_empty()
+        && !word.contains(char::is_whitespace)
+        && text.match_indices(word).any(|(at, _)| {
+            let mut after = text[at + word.len()..].chars();
+            // (a sentence's full stop ends a name: `… for refs/heads/main.`)
+            let ends = match after.next() {
+                Some('.') => !after.next().is_some_and(part_of_a_path),
+                next => !next.is_some_and(part_of_a_path),
+            };
+            !text[..at].chars().next_back().is_some_and(part_of_a_word) && ends
+        })
 }
 
 /// Options whose value is a message (a commit's, a pull request's): what
@@ -669,7 +679,11 @@ fn relation<'p>(
                                 && !ran.arguments.is_empty()
                                 // (it leaves out what was named, and adds nothing)
                                 && ran.arguments.iter().all(|a| failed.arguments.contains(a))
-                                && covers(&ran.arguments, &unnamed, checker)
+                                && (covers(&ran.arguments, &unnamed, checker)
+                                    // (or it acts on what was named only: `git
+                                    // add -f dist` after `git add a dist` failed
+                                    // on the ignored `dist`)
+                                    || ran.arguments.iter().all(|a| !unnamed.contains(a)))
                     }
             };
             let unwrapped = command::without_front(ec);
@@ -837,6 +851,13 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
             }
             for o in ec.options.iter().filter(|o| !has(&sc.options, o)) {
                 changed.push(format!("without {}", if says(o) { name(o) } else { o.clone() }));
+            }
+            // what the error named of the arguments, left out (`git add a
+            // dist` failed on the ignored `dist`: `git add a`)
+            for a in ec.arguments.iter().filter(|a| !sc.arguments.contains(a)) {
+                if a.chars().count() >= 3 && names_whole(raw, a) {
+                    changed.push(format!("without {a}"));
+                }
             }
         }
     } else if e.target != s.target && s.target.is_some() && e.tool() == s.tool() {
@@ -1715,7 +1736,14 @@ mod tests {
     fn a_retry_may_leave_out_what_the_error_named_and_nothing_else() {
         let failed = || error(1, "Bash", "git add src/a.ts dist/app.js",
                               "The following paths are ignored by one of your .gitignore files:\ndist/app.js");
-        assert_eq!(resolutions(&[failed(), bash(2, "git add src/a.ts")], None, |_| true).len(), 1);
+        let left_out = resolutions(&[failed(), bash(2, "git add src/a.ts")], None, |_| true);
+        assert_eq!(left_out.len(), 1);
+        // (what it left out is what changed: the fix says so, and is no flaky retry)
+        assert_eq!((left_out[0].changed.as_str(), left_out[0].weak), (r#"["without dist/app.js"]"#, false));
+        // or it acts on what was named only, in another way
+        let forced = resolutions(&[failed(), bash(2, "git add -f dist/app.js")], None, |_| true);
+        assert_eq!(forced.len(), 1);
+        assert_eq!(forced[0].changed, r#"["-f"]"#);
         // but one that puts another target in its place is another operation
         assert!(resolutions(&[failed(), bash(2, "git add src/a.ts docs/b.md")], None, |_| true).is_empty());
         let stream = [
