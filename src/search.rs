@@ -242,10 +242,17 @@ fn exact_match(
     statements: &mut StatementCache,
     query: &Query,
 ) -> std::result::Result<Option<Hit>, String> {
+    let tails = labelled_tails(&query.sig.text);
     let ids = statements.with(db, EXACT_SQL, |stmt| {
         stmt.bind_text(1, &query.sig.text)?;
         stmt.bind_text(2, &query.key)?;
         stmt.bind_text(3, &query.normalized)?;
+        for (n, tail) in [4, 5].into_iter().zip(tails.iter().map(Some).chain([None, None])) {
+            match tail {
+                Some(tail) => stmt.bind_text(n, tail)?,
+                None => stmt.bind_null(n)?,
+            }
+        }
         column_ids(stmt)
     })?;
     Ok(choose(
@@ -254,6 +261,24 @@ fn exact_match(
         Stage::Exact,
         None,
     ))
+}
+
+/// The shortest a signature's tail may be to be looked up on its own: a
+/// sentence, not a word (`No such file or directory` is every program's).
+const MIN_TAIL_CHARS: usize = 40;
+
+/// What a signature says after a label in front of it, at its first two
+/// `: ` (`PR #533: none of the git remotes …` → `none of the git remotes
+/// …`): a loop's `echo "PR #$n: "`, a wrapper's `stderr: `, a tool's own
+/// context (`failed to determine base repo: …`) stand before the message
+/// another run printed alone. Only tails of MIN_TAIL_CHARS or more.
+fn labelled_tails(signature: &str) -> Vec<&str> {
+    signature
+        .match_indices(": ")
+        .take(2)
+        .map(|(at, sep)| &signature[at + sep.len()..])
+        .filter(|tail| tail.chars().count() >= MIN_TAIL_CHARS)
+        .collect()
 }
 
 fn prefix_match(

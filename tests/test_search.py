@@ -201,3 +201,20 @@ def test_kb_search_columns_are_the_candidate_querys(kb):
     assert table[9:] == ["stage", "distance", "fix_id", "headline", "other_fixes", "fix_uid", "origin", "other_fix",
                          "other_origin", "other_uid", "elsewhere"]
     assert query[9:11] == ["fix_id", "headline"] and "fix_uid" in query and "origin" in query
+
+
+def test_a_signature_is_found_without_a_label_in_front(kb):
+    """A loop's `echo "PR #$n: "` or a tool's own context before the message
+    another run printed alone: the message after the label is looked up
+    too, when it is a sentence (not a word every program prints)."""
+    remotes = ("none of the git remotes configured for this repository point to a known GitHub host. "
+               "To tell gh about a new GitHub host, please use `gh auth login`")
+    insert_kb(kb, [{"error_normalized": "remotes", "resolution": "gh pr view -R owner/repo"},
+                   {"error_normalized": "missing", "resolution": "create the file first"}])
+    sqlite(kb, "INSERT INTO error_kb_signatures VALUES "
+               f"(1, error_signature('{remotes}')), (2, error_signature('No such file or directory'))")
+    hit = search(kb, f"PR #533: {remotes}\nPR #546: {remotes}")
+    assert (hit["id"], hit["stage"]) == (1, "exact")
+    assert search(kb, f"failed to determine base repo: {remotes}")["id"] == 1
+    # a label before a word-sized message is not looked past
+    assert search(kb, "PR #533: No such file or directory") is None
