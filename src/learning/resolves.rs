@@ -325,7 +325,8 @@ impl Step {
 
 /// Of a failed line that runs several commands (`git rm -q a && git mv
 /// b c && rm -f d`), the one that failed, as its error names it: the
-/// last whose program starts a line of the error as its own prefix (`rm:
+/// interpreter of a Python traceback; the last whose program starts a line
+/// of the error as its own prefix (`rm:
 /// cannot remove …`, after a shell's `bash: line 1: `), else the last one
 /// an argument or option of which the error quotes whole (`the following file
 /// has changes staged in the index: packages/x.wxs`, `unknown flag:
@@ -362,6 +363,13 @@ fn failed_command(line: &str, error: &str) -> Option<Command> {
     let quoted = |word: &str| word.chars().count() >= 4 && names_whole(error, word);
     // (an option's name and its value: `-b feat/x`, `--target=y`)
     let names = |c: &Command| c.arguments.iter().chain(&c.options).any(|w| w.split([' ', '=']).any(quoted));
+    // A Python traceback is what identifies an error before any `prog:`
+    // line (as the signature has it): its command is the interpreter's.
+    if error.contains("Traceback (most recent call last):") || error.lines().any(|l| l.starts_with("  File \"")) {
+        if let Some(python) = commands.iter().rev().find(|c| c.program == "python") {
+            return Some(python.clone());
+        }
+    }
     // (the last one named: those before it ran, and may be named in what
     // they printed: `Switched to branch 'main'` before `git checkout -b x`
     // failed)
@@ -1853,6 +1861,10 @@ mod tests {
         let checkout = || error(1, "Bash", "git checkout release-2 && npm test",
                                 "error: pathspec 'release-2' did not match any file(s) known to git");
         assert!(resolutions(&[checkout(), bash(2, "npm test")], None, |_| true).is_empty());
+        // a Python traceback is the interpreter's, whatever else printed after it
+        let traceback = || error(1, "Bash", "python -c 'import json' && go build -o x.exe . && rm x.exe",
+                                 "  File \"<string>\", line 1\n    ||  goto :error\nIndentationError: unexpected indent\nrm: cannot remove 'x.exe': No such file or directory");
+        assert!(resolutions(&[traceback(), bash(2, "go build -o x.exe . && rm x.exe")], None, |_| true).is_empty());
         // what the earlier commands printed does not name the one that failed
         let branch = || error(1, "Bash", "git checkout main && git checkout -b feat/x",
                               "Switched to branch 'main'\nfatal: a branch named 'feat/x' already exists");
