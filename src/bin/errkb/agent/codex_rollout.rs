@@ -76,8 +76,10 @@ pub fn shell_end(path: &Path, call_id: &str) -> std::io::Result<Option<ShellEnd>
     loop {
         let start = len - window;
         file.seek(SeekFrom::Start(start))?;
-        // the window, or less should the file have been cut since
+        // the window, or less should the file have been cut since (room
+        // made first: read in one call, not in growing steps)
         buffer.clear();
+        buffer.reserve_exact(usize::try_from(window).unwrap_or(0));
         (&mut file).take(window).read_to_end(&mut buffer)?;
         let (found, cut_short) = find_end(&buffer, start == 0, needle.as_bytes(), call_id);
         if found.is_some() || !cut_short || window >= len.min(MAX_TAIL) {

@@ -49,7 +49,9 @@ pub fn run(event: &str, agent: Agent, db_path: Option<PathBuf>) {
 }
 
 fn run_script(event: &str, agent: Agent, db_path: Option<PathBuf>, started: Instant) -> Result<()> {
-    let mut payload = Vec::new();
+    // (room for a usual payload first: read in a few calls, not in steps
+    // from 32 bytes up)
+    let mut payload = Vec::with_capacity(64 << 10);
     std::io::stdin()
         .read_to_end(&mut payload)
         .context("cannot read the payload")?;
