@@ -51,6 +51,9 @@ use crate::text::command::{self, Command};
 
 /// How much of a command line the hooks store, in characters.
 const LINE_CHARS: usize = 500;
+/// The same, of the versions before schema 19: a line stored then of just
+/// this length may be cut too.
+const OLD_LINE_CHARS: usize = 200;
 /// The steps of a stream that a fix is looked for in.
 const WINDOW: i64 = 50;
 /// How far (in the agent's steps) a success may come after the error it
@@ -229,7 +232,9 @@ impl Step {
                 }
                 let line = self.line()?;
                 self.is_error
-                    .then(|| failed_command(line, self.error_raw.as_deref().unwrap_or("")))
+                    .then(|| {
+                        failed_command(line, self.error_raw.as_deref().unwrap_or(""), self.headline.as_deref().unwrap_or(""))
+                    })
                     .flatten()
                     .or_else(|| command::analyse(line))
             })
@@ -265,7 +270,8 @@ impl Step {
     /// (`--no-verify` cut to `--no-` is no option).
     fn line(&self) -> Option<&str> {
         let line = self.line.as_deref()?;
-        if line.chars().count() < LINE_CHARS {
+        let chars = line.chars().count();
+        if chars < LINE_CHARS && chars != OLD_LINE_CHARS {
             return Some(line);
         }
         Some(line.trim_end_matches(|c: char| !c.is_whitespace()).trim_end())
@@ -325,16 +331,17 @@ impl Step {
 
 /// Of a failed line that runs several commands (`git rm -q a && git mv
 /// b c && rm -f d`), the one that failed, as its error names it: the
-/// interpreter of a Python traceback; the last whose program starts a line
-/// of the error as its own prefix (`rm:
-/// cannot remove …`, after a shell's `bash: line 1: `), else the last one
-/// an argument or option of which the error quotes whole (`the following file
-/// has changes staged in the index: packages/x.wxs`, `unknown flag:
-/// --shell`). A line of one command, or an error that names none of its
-/// commands, gives none: the main command stands (`command::analyse`), as
-/// it does for a success. (In an `&&` chain, the commands after the one
-/// that failed never ran: a retry of one of those is no retry.)
-fn failed_command(line: &str, error: &str) -> Option<Command> {
+/// interpreter of a Python traceback; the one whose program starts the
+/// error's identifying line as its own prefix (`rm: cannot remove …`,
+/// after a shell's `bash: line 1: `); else one an argument or option value
+/// of which the error quotes whole (`the following file has changes staged
+/// in the index: packages/x.wxs`, `unknown flag: --shell`). Of several, the
+/// one the error names, else the last. A line of one command, or an error
+/// that names none of its commands, gives none: the main command stands
+/// (`command::analyse`), as it does for a success. (In an `&&` chain, the
+/// commands after the one that failed never ran: a retry of one of those
+/// is no retry.)
+fn failed_command(line: &str, error: &str, headline: &str) -> Option<Command> {
     let commands: Vec<Command> = command::analyse_all(line)
         .into_iter()
         // (setup and chatter: `echo "=== build ==="` is quoted by what it printed)
@@ -343,41 +350,57 @@ fn failed_command(line: &str, error: &str) -> Option<Command> {
     if commands.len() < 2 {
         return None;
     }
-    let prefixes: Vec<String> = error
-        .lines()
-        .filter_map(|l| {
-            let mut rest = l.trim_start();
-            // (a shell's own prefix first: `bash: line 1: cd: x: No such …`)
-            while let Some((head, tail)) = rest.split_once(": ") {
-                let shell = ["bash", "sh", "zsh", "/bin/bash", "/usr/bin/bash", "/bin/sh", "/bin/zsh"].contains(&head)
-                    || head.strip_prefix("line ").is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
-                if !shell {
-                    break;
-                }
-                rest = tail;
+    // the program whose own prefix starts the identifying line (a warning
+    // another program printed before is not what failed)
+    let prefix = {
+        let mut rest = headline.trim_start();
+        // (a shell's own prefix first: `bash: line 1: cd: x: No such …`)
+        while let Some((head, tail)) = rest.split_once(": ") {
+            let shell = ["bash", "sh", "zsh", "/bin/bash", "/usr/bin/bash", "/bin/sh", "/bin/zsh"].contains(&head)
+                || head.strip_prefix("line ").is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+            if !shell {
+                break;
             }
-            let (head, _) = rest.split_once(": ")?;
-            (!head.is_empty() && !head.contains(char::is_whitespace)).then(|| command::program_name(head))
-        })
-        .collect();
+            rest = tail;
+        }
+        rest.split_once(": ")
+            .map(|(head, _)| head)
+            .filter(|head| !head.is_empty() && !head.contains(char::is_whitespace))
+            .map(command::program_name)
+    };
     let quoted = |word: &str| word.chars().count() >= 4 && names_whole(error, word);
     // (an option's name and its value: `-b feat/x`, `--target=y`)
     let names = |c: &Command| c.arguments.iter().chain(&c.options).any(|w| w.split([' ', '=']).any(quoted));
+    // Of several commands that may be the one, the one whose argument the
+    // error names (`cat a.txt && cat b.txt` failing on `a.txt`), else the
+    // last: those before it ran, and may be named in what they printed
+    // (`Switched to branch 'main'` before `git checkout -b x` failed).
+    let pick = |may: &dyn Fn(&Command) -> bool| {
+        let named = commands.iter().rposition(|c| may(c) && names(c));
+        named.or_else(|| commands.iter().rposition(may)).map(|i| commands[i].clone())
+    };
     // A Python traceback is what identifies an error before any `prog:`
     // line (as the signature has it): its command is the interpreter's.
     if error.contains("Traceback (most recent call last):") || error.lines().any(|l| l.starts_with("  File \"")) {
-        if let Some(python) = commands.iter().rev().find(|c| c.program == "python") {
-            return Some(python.clone());
+        if let Some(python) = pick(&|c| c.program == "python") {
+            return Some(python);
         }
     }
-    // (the last one named: those before it ran, and may be named in what
-    // they printed: `Switched to branch 'main'` before `git checkout -b x`
-    // failed)
-    commands
-        .iter()
-        .rposition(|c| prefixes.contains(&c.program))
-        .or_else(|| commands.iter().rposition(names))
-        .map(|i| commands[i].clone())
+    match prefix {
+        Some(program) if commands.iter().any(|c| c.program == program) => pick(&|c| c.program == program),
+        _ => pick(&names).filter(|_| commands.iter().any(names)),
+    }
+}
+
+/// Whether `text` names `word` whole (`names_whole`), or a path in the
+/// folder `word` (`dist` by `dist/app.js`).
+fn names_whole_or_under(text: &str, word: &str) -> bool {
+    let folder = word.trim_matches(['\'', '"']).trim_end_matches('/');
+    names_whole(text, word)
+        || !folder.is_empty()
+            && text.match_indices(&format!("{folder}/")).any(|(at, _)| {
+                !text[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || "_-.".contains(c))
+            })
 }
 
 /// Whether `text` names `word` (its quotes dropped) whole: not as a part
@@ -604,11 +627,9 @@ fn proven_by(s: &Step, output: Option<&str>) -> Vec<Command> {
     let reported = output.map(|o| command::reported_ends(line, o)).unwrap_or_default();
     // (an output that shows no error, or a test run's own verdict that all
     // passed: what its tests logged is not its failure)
-    if output.is_some_and(|o| {
-        !o.trim().is_empty()
-            && (!crate::text::signature::signature(o).identified || crate::text::test_verdict::all_passed(o))
-    }) {
-        let failed = |c: &Command| reported.iter().any(|(r, ok)| !ok && r == c);
+    let failed = |c: &Command| reported.iter().any(|(r, ok)| !ok && r == c);
+    let shown = output.filter(|o| !o.trim().is_empty());
+    if shown.is_some_and(|o| !crate::text::signature::signature(o).identified) {
         successes.extend(command::analyse_shown(line).into_iter().filter(|c| !failed(c)));
         // a listing piped into a filter that printed what it kept
         // (`ls -la app | grep -i changelog`): what was kept was listed
@@ -617,6 +638,10 @@ fn proven_by(s: &Step, output: Option<&str>) -> Vec<Command> {
                 .into_iter()
                 .filter(|c| LISTINGS.contains(&c.program.as_str()) && !failed(c)),
         );
+    } else if shown.is_some_and(crate::text::test_verdict::all_passed) {
+        // a test run's verdict proves the test runs, not what else the line
+        // ran (`tsc 2>&1 | head; bun test | tail`: tsc's error is still there)
+        successes.extend(command::analyse_shown(line).into_iter().filter(|c| command::is_test_run(c) && !failed(c)));
     }
     successes.extend(reported.into_iter().filter(|(_, ok)| *ok).map(|(c, _)| c));
     successes
@@ -662,10 +687,12 @@ fn relation<'p>(
             // `dist`; `git add a b` is its retry). A name is one word: inline
             // code (`node -e '…'`) that the error quotes back is not one.
             let raw = e.error_raw.as_deref().unwrap_or("");
+            // (named whole, or as the folder of a path it names: `dist` by
+            // `dist/app.js`; `pod` is not named by `pods "web-2" not found`)
             let unnamed: Vec<String> = ec
                 .arguments
                 .iter()
-                .filter(|a| a.len() < 3 || a.contains(char::is_whitespace) || !raw.contains(a.as_str()))
+                .filter(|a| a.chars().count() < 3 || !names_whole_or_under(raw, a))
                 .cloned()
                 .collect();
             // the same operation: any command the success ran (each of a
@@ -697,7 +724,8 @@ fn relation<'p>(
             let unwrapped = command::without_front(ec);
             // (a line cut short in `--no-verify` skipped the checks too)
             let cut_short = s.line.as_deref().is_some_and(|l| {
-                l.chars().count() >= LINE_CHARS
+                let chars = l.chars().count();
+                (chars >= LINE_CHARS || chars == OLD_LINE_CHARS)
                     && l.split_whitespace().last().is_some_and(|w| w.len() >= 5 && "--no-verify".starts_with(w))
             });
             for sc in successes {
@@ -863,7 +891,7 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
             // what the error named of the arguments, left out (`git add a
             // dist` failed on the ignored `dist`: `git add a`)
             for a in ec.arguments.iter().filter(|a| !sc.arguments.contains(a)) {
-                if a.chars().count() >= 3 && names_whole(raw, a) {
+                if a.chars().count() >= 3 && names_whole_or_under(raw, a) {
                     changed.push(format!("without {a}"));
                 }
             }
@@ -1752,6 +1780,9 @@ mod tests {
         let forced = resolutions(&[failed(), bash(2, "git add -f dist/app.js")], None, |_| true);
         assert_eq!(forced.len(), 1);
         assert_eq!(forced[0].changed, r#"["-f"]"#);
+        // a short word inside a named one is not named (`pod` in `pods "web-2"`)
+        let pods = || error(1, "Bash", "kubectl delete pod web-1 web-2", "Error from server (NotFound): pods \"web-2\" not found");
+        assert!(resolutions(&[pods(), bash(2, "kubectl delete pod web-2 --force")], None, |_| true).is_empty());
         // but one that puts another target in its place is another operation
         assert!(resolutions(&[failed(), bash(2, "git add src/a.ts docs/b.md")], None, |_| true).is_empty());
         let stream = [
@@ -1865,6 +1896,9 @@ mod tests {
         let traceback = || error(1, "Bash", "python -c 'import json' && go build -o x.exe . && rm x.exe",
                                  "  File \"<string>\", line 1\n    ||  goto :error\nIndentationError: unexpected indent\nrm: cannot remove 'x.exe': No such file or directory");
         assert!(resolutions(&[traceback(), bash(2, "go build -o x.exe . && rm x.exe")], None, |_| true).is_empty());
+        // of two commands of one program, the one the error names
+        let cats = || error(1, "Bash", "cat notes/a.txt && cat notes/b.txt", "cat: notes/a.txt: No such file or directory");
+        assert!(resolutions(&[cats(), bash(2, "cat notes/b.txt")], None, |_| true).is_empty());
         // what the earlier commands printed does not name the one that failed
         let branch = || error(1, "Bash", "git checkout main && git checkout -b feat/x",
                               "Switched to branch 'main'\nfatal: a branch named 'feat/x' already exists");
@@ -1897,6 +1931,15 @@ mod tests {
         // the same output with a failure in its verdict, or with none, proves nothing
         assert!(resolutions(&stream, Some(&format!("{logged}\n 1308 pass\n 1 fail")), |_| true).is_empty());
         assert!(resolutions(&stream, Some(logged), |_| true).is_empty());
+        // the verdict proves the test run, not what else the line ran
+        let tsc = [
+            error(1, "Bash", "npx tsc --noEmit", "Exit code 2\nsrc/a.ts(3,5): error TS2345: Argument of type 'string' is not assignable"),
+            edit(2, "/w/src/a.ts", "f(x)", "f(String(x))"),
+            bash(3, "npx tsc --noEmit 2>&1 | head -20; bun test 2>&1 | tail -5"),
+        ];
+        // (tsc now fails otherwise: its status hidden, its error another)
+        let output = "src/b.ts(9,1): error TS2304: Cannot find name 'total'.\n 12 pass\n 0 fail";
+        assert!(resolutions(&tsc, Some(output), |_| true).is_empty());
     }
 
     #[test]

@@ -197,26 +197,41 @@ pub fn folders_apart(a: &str, b: &str) -> bool {
     }
 }
 
-/// Programs and subjects that check or test, whose arguments choose what
-/// is checked: a run of fewer files than failed does not show the failure
-/// fixed (`pytest` failed, `pytest tests/a.py` passed).
-const CHECKERS: &[&str] = &[
+/// Programs and subjects that run tests.
+const TEST_RUNS: &[&str] = &[
     "pytest", "jest", "vitest", "mocha", "ava", "tap", "jasmine", "karma", "playwright", "cypress", "phpunit",
-    "rspec", "minitest", "ctest", "tox", "nox", "bun test", "deno test", "deno lint", "deno check", "go test",
-    "go vet", "cargo test", "cargo check", "cargo clippy", "cargo build", "cargo nextest", "npm test", "yarn test",
-    "pnpm test", "tsc", "eslint", "ruff", "ruff check", "ruff format", "mypy", "pyright", "ty", "ty check", "pylint",
-    "flake8", "black", "isort", "biome", "biome check", "biome lint", "biome format", "prettier", "golangci-lint",
-    "staticcheck", "markdownlint", "markdownlint-cli2", "shellcheck", "rubocop", "stylelint", "oxlint", "knip",
-    "swiftlint", "ktlint", "detekt", "dotnet test", "dotnet build", "mvn", "gradle", "terraform validate",
+    "rspec", "minitest", "ctest", "tox", "nox", "bun test", "deno test", "go test", "cargo test", "cargo nextest",
+    "npm test", "yarn test", "pnpm test", "dotnet test",
 ];
 
-/// Whether a command's arguments only choose what it checks (a test run, a
-/// linter, a type checker, a build): see CHECKERS, and a runner's test or
+/// Programs and subjects that check (lint, type-check, build) without
+/// running tests.
+const OTHER_CHECKS: &[&str] = &[
+    "deno lint", "deno check", "go vet", "cargo check", "cargo clippy", "cargo build", "tsc", "eslint", "ruff",
+    "ruff check", "ruff format", "mypy", "pyright", "ty", "ty check", "pylint", "flake8", "black", "isort", "biome",
+    "biome check", "biome lint", "biome format", "prettier", "golangci-lint", "staticcheck", "markdownlint",
+    "markdownlint-cli2", "shellcheck", "rubocop", "stylelint", "oxlint", "knip", "swiftlint", "ktlint", "detekt",
+    "dotnet build", "mvn", "gradle", "terraform validate",
+];
+
+/// Whether a command checks (a test run, a linter, a type checker, a
+/// build), its arguments only choosing what: a run of fewer files than
+/// failed does not show the failure fixed (`pytest` failed, `pytest
+/// tests/a.py` passed). TEST_RUNS, OTHER_CHECKS, and a runner's test or
 /// lint task (`npm run test:unit`, `make lint`).
 pub fn is_checker(command: &Command) -> bool {
-    CHECKERS.contains(&command.subject.as_str())
-        || CHECKERS.contains(&command.program.as_str())
-        || runs_task_among(command, &["test", "tests", "lint", "check", "typecheck", "build", "ci", "verify"])
+    is_test_run(command)
+        || OTHER_CHECKS.contains(&command.subject.as_str())
+        || OTHER_CHECKS.contains(&command.program.as_str())
+        || runs_task_among(command, &["lint", "check", "typecheck", "build", "ci", "verify"])
+}
+
+/// Whether a command runs tests: TEST_RUNS, or a runner's test task (`npm
+/// run test:unit`, `make test`).
+pub fn is_test_run(command: &Command) -> bool {
+    TEST_RUNS.contains(&command.subject.as_str())
+        || TEST_RUNS.contains(&command.program.as_str())
+        || runs_task_among(command, &["test", "tests"])
 }
 
 /// Whether `command` runs a task of a task runner (`npm run test:unit`,

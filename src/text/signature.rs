@@ -759,11 +759,13 @@ rules! {
     EXCEPTION_HEAD: |h| contains_any(h, EXCEPTION_ENDINGS),
         r"^((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Iteration))\b";
     PROGRAM: |h| h.contains(": "), r"^([a-z][a-z0-9_.+-]*): ";
-    /// The system refusing an operation that a program relays (`mkdir: x:
-    /// Operation not permitted`, `cp: cannot create regular file 'x':
-    /// Read-only file system`): see `mask`.
+    /// The system refusing an operation on a path that a program relays
+    /// (`mkdir: x/y: Operation not permitted`, `cp: cannot create regular
+    /// file 'x/y': Read-only file system`): see `mask`. A path, whole after
+    /// the program or its `cannot <verb>`: not `chown: changing ownership
+    /// of 'x'` (not the owner), nor `ping: socket` (no privilege).
     SYSTEM_REFUSAL: |h| h.ends_with("Operation not permitted") || h.ends_with("Read-only file system"),
-        r"^[a-z][a-z0-9_.+-]*: (?:cannot [a-z][a-z ]*? )?\S.*: (Operation not permitted|Read-only file system)$";
+        r#"^[a-z][a-z0-9_.+-]*: (?:cannot [a-z][a-z ]*? )?(?:'[^']*[/.~][^']*'|"[^"]*[/.~][^"]*"|[^\s'"]*[/.~][^\s'"]*): (Operation not permitted|Read-only file system)$"#;
     /// Quoted values: '…' "…" `…` ‘…’ “…” «…» „…“ 「…」 `…' (gcc's and git's quotes).
     QUOTED: |h| contains_any(h, &["'", "\"", "`", "‘", "“", "«", "„", "「"]),
         r#"'([^'\n]*)'|"([^"\n]*)"|`([^`\n]*)`|‘([^’\n]*)’|“([^”\n]*)”|«([^»\n]*)»|„([^“\n]*)“|「([^」\n]*)」|`([^'\n]*)'"#;
@@ -1533,8 +1535,14 @@ mod tests {
         assert_eq!(mkdir.text, "<V>: Operation not permitted");
         assert_eq!(mkdir.identifier(IdKind::Errno), Some("EPERM"));
         assert_eq!(signature("touch: cannot touch '/usr/x': Read-only file system").identifier(IdKind::Errno), Some("EROFS"));
-        // another refusal, or the same words of another error, stays the program's
+        // another refusal (its errno differs) is another problem
         assert!(signature("touch: cannot touch '/usr/x': Read-only file system").conflicts_with(&mkdir));
+        // a refusal that is not of a path (not the owner, no privilege) stays the program's
+        for other in ["chown: changing ownership of 'a.txt': Operation not permitted", "ping: socket: Operation not permitted"] {
+            let other = signature(other);
+            assert!(other.identifier(IdKind::Program).is_some() && other.text != mkdir.text, "{other:?}");
+        }
+        // other errno messages stay the program's
         let missing = signature("cat: notes.txt: No such file or directory");
         assert_eq!(missing.identifier(IdKind::Program), Some("cat"));
         assert!(missing.conflicts_with(&signature("ls: notes.txt: No such file or directory")));

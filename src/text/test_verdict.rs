@@ -102,6 +102,8 @@ fn says_failed(line: &str) -> bool {
         || line.starts_with("FAILED")
         || line.starts_with("FAILURES!")
         || line.starts_with("ERRORS!")
+        // jest's coverage below its threshold fails the run, all tests passed
+        || line.contains("coverage threshold") && line.contains("not met")
 }
 
 #[cfg(test)]
@@ -139,6 +141,7 @@ mod tests {
             "  11 passing (40ms)\n  1 failing",
             "12 examples, 1 failure\n12 examples, 2 failures",
             "Ran 4 tests in 0.002s\n\nFAILED (failures=1)",
+            "Jest: \"global\" coverage threshold for lines (80%) not met: 70%\nTests:       31 passed, 31 total",
             "error: Database connection failed",
             "all good",
             "",
