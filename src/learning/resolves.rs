@@ -397,7 +397,8 @@ fn failed_command(line: &str, error: &str, headline: &str) -> Option<Command> {
 fn names_whole_or_under(text: &str, word: &str) -> bool {
     let folder = word.trim_matches(['\'', '"']).trim_end_matches('/');
     names_whole(text, word)
-        || !folder.is_empty()
+        || !matches!(folder, "" | "." | "..")
+            && !folder.contains(char::is_whitespace)
             && text.match_indices(&format!("{folder}/")).any(|(at, _)| {
                 !text[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || "_-.".contains(c))
             })
@@ -1896,6 +1897,15 @@ mod tests {
         let traceback = || error(1, "Bash", "python -c 'import json' && go build -o x.exe . && rm x.exe",
                                  "  File \"<string>\", line 1\n    ||  goto :error\nIndentationError: unexpected indent\nrm: cannot remove 'x.exe': No such file or directory");
         assert!(resolutions(&[traceback(), bash(2, "go build -o x.exe . && rm x.exe")], None, |_| true).is_empty());
+        // the program that starts the identifying line, not one that warned before it
+        let built = |headline: &str| {
+            let mut e = error(1, "Bash", "tar xzf vendor.tgz && make",
+                              "tar: Ignoring unknown extended header keyword 'LIBARCHIVE.xattr'\nmake: *** No targets specified and no makefile found.  Stop.");
+            e.headline = Some(headline.into());
+            e.command().map(|c| c.program.clone())
+        };
+        assert_eq!(built("make: *** No targets specified and no makefile found.  Stop.").as_deref(), Some("make"));
+        assert_eq!(built("tar: Ignoring unknown extended header keyword 'LIBARCHIVE.xattr'").as_deref(), Some("tar"));
         // of two commands of one program, the one the error names
         let cats = || error(1, "Bash", "cat notes/a.txt && cat notes/b.txt", "cat: notes/a.txt: No such file or directory");
         assert!(resolutions(&[cats(), bash(2, "cat notes/b.txt")], None, |_| true).is_empty());

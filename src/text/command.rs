@@ -201,7 +201,7 @@ pub fn folders_apart(a: &str, b: &str) -> bool {
 const TEST_RUNS: &[&str] = &[
     "pytest", "jest", "vitest", "mocha", "ava", "tap", "jasmine", "karma", "playwright", "cypress", "phpunit",
     "rspec", "minitest", "ctest", "tox", "nox", "bun test", "deno test", "go test", "cargo test", "cargo nextest",
-    "npm test", "yarn test", "pnpm test", "dotnet test",
+    "npm test", "yarn test", "pnpm test", "dotnet test", "unittest",
 ];
 
 /// Programs and subjects that check (lint, type-check, build) without
