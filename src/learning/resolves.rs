@@ -388,7 +388,7 @@ fn failed_command(line: &str, error: &str, headline: &str) -> Option<Command> {
     }
     match prefix {
         Some(program) if commands.iter().any(|c| c.program == program) => pick(&|c| c.program == program),
-        _ => pick(&names).filter(|_| commands.iter().any(names)),
+        _ => pick(&names),
     }
 }
 
