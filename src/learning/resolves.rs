@@ -43,6 +43,7 @@
 use std::cell::RefCell;
 use std::ffi::c_int;
 
+use serde_json::value::RawValue;
 use serde_json::{json, Value as Json};
 
 use crate::sqlite::ffi::{Connection, StatementCache, Value};
@@ -153,6 +154,62 @@ pub struct Step {
     analyses: std::rc::Rc<Analyses>,
 }
 
+/// The fields of an event's data (and of its `meta`) that a step reads,
+/// each as its JSON text; every other field is skipped unread.
+#[derive(Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct EventData<'a> {
+    #[serde(borrow)]
+    tool: Option<&'a RawValue>,
+    #[serde(borrow)]
+    error: Option<&'a RawValue>,
+    #[serde(borrow)]
+    error_raw: Option<&'a RawValue>,
+    #[serde(borrow)]
+    signature: Option<&'a RawValue>,
+    #[serde(borrow)]
+    headline: Option<&'a RawValue>,
+    #[serde(borrow)]
+    subject: Option<&'a RawValue>,
+    #[serde(borrow)]
+    line: Option<&'a RawValue>,
+    #[serde(borrow)]
+    file: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pattern: Option<&'a RawValue>,
+    #[serde(borrow)]
+    target: Option<&'a RawValue>,
+    #[serde(borrow)]
+    sandbox_off: Option<&'a RawValue>,
+    #[serde(borrow)]
+    background: Option<&'a RawValue>,
+    #[serde(borrow)]
+    timeout: Option<&'a RawValue>,
+    #[serde(borrow)]
+    identified: Option<&'a RawValue>,
+    #[serde(borrow)]
+    edit: Option<&'a RawValue>,
+    #[serde(borrow)]
+    subagent: Option<&'a RawValue>,
+    #[serde(borrow)]
+    agent_id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    meta: Option<&'a RawValue>,
+}
+
+/// A field's value as a step keeps it: a string as itself, null as none,
+/// anything else as its JSON text (`true`, `120000`).
+fn field(raw: Option<&RawValue>) -> Option<String> {
+    let text = raw?.get();
+    match text.as_bytes().first() {
+        Some(b'"') => serde_json::from_str::<String>(text).ok(),
+        None => None,
+        _ if text == "null" => None,
+        // (as a JSON tree writes it: compact)
+        _ => serde_json::from_str::<Json>(text).ok().map(|v| v.to_string()),
+    }
+}
+
 /// A step's analyses (see `Step::command`, `chain`, `stash_moves`,
 /// `missing_program`), each made when first asked for.
 #[derive(Debug, Default)]
@@ -166,6 +223,55 @@ struct Analyses {
 impl Step {
     /// A step from an event's `data` (a `tool_use` or `tool_error` event).
     pub fn from_event(event_id: i64, is_error: bool, data: &str, project: Option<String>) -> Step {
+        // Only the fields a step reads, each kept as the JSON text it was
+        // stored as (a window is read for every success: no tree of each
+        // event's JSON is built). Data that is not such an object (not
+        // JSON, a key twice) is read as a tree, as before.
+        let (top, meta) = match serde_json::from_str::<EventData>(data) {
+            Ok(top) => match top.meta.filter(|m| m.get().starts_with('{')) {
+                None => (top, EventData::default()),
+                Some(meta) => match serde_json::from_str::<EventData>(meta.get()) {
+                    Ok(meta) => (top, meta),
+                    Err(_) => return Step::from_tree(event_id, is_error, data, project),
+                },
+            },
+            Err(_) => return Step::from_tree(event_id, is_error, data, project),
+        };
+        let flag = |v: Option<String>| v.is_some_and(|v| v == "true" || v == "1");
+        Step {
+            event_id,
+            is_error,
+            tool: field(top.tool),
+            error: field(top.error),
+            error_raw: field(top.error_raw),
+            signature: field(top.signature),
+            headline: field(top.headline),
+            subject: field(meta.subject).or_else(|| field(top.subject)),
+            line: field(meta.line).or_else(|| field(top.line)),
+            file: field(meta.file).or_else(|| field(top.file)),
+            target: field(meta.pattern)
+                .or_else(|| field(meta.target))
+                .or_else(|| field(top.target)),
+            sandbox_off: flag(field(meta.sandbox_off)) || flag(field(top.sandbox_off)),
+            background: flag(field(meta.background)) || flag(field(top.background)),
+            timeout: field(meta.timeout)
+                .or_else(|| field(top.timeout))
+                .and_then(|t| t.parse().ok()),
+            unidentified: field(top.identified).is_some_and(|v| v == "false" || v == "0"),
+            edit: meta
+                .edit
+                .filter(|e| e.get() != "null")
+                .and_then(|e| serde_json::from_str(e.get()).ok()),
+            subagent: field(meta.subagent),
+            agent: field(top.agent_id).filter(|a| !a.is_empty()),
+            project,
+            analyses: Default::default(),
+        }
+    }
+
+    /// `from_event` for data that is not an object of distinct keys: read
+    /// as a JSON tree (the last of a key given twice), or as nothing.
+    fn from_tree(event_id: i64, is_error: bool, data: &str, project: Option<String>) -> Step {
         let data: Json = serde_json::from_str(data).unwrap_or(Json::Null);
         let text = |path: &[&str]| -> Option<String> {
             let mut v = &data;
@@ -1473,6 +1579,29 @@ mod tests {
             s.file = Some(line_or_file.into());
         }
         s
+    }
+
+    #[test]
+    fn a_step_reads_the_same_from_its_fields_as_from_the_whole_tree() {
+        let events = [
+            r#"{"tool":"Bash","meta":{"command":"git","subject":"git push","line":"git push \"x\"\n","sandboxOff":true,"timeout":120000},"success":true,"agentId":"a1"}"#,
+            r#"{"tool":"Bash","error":"k","errorRaw":"Exit code 1\nfatal: \u00e9","signature":"s","headline":"h","subject":"npm test","line":"npm test","identified":false,"timeout":"5"}"#,
+            r#"{"tool":"Edit","meta":{"file":"/w/a.rs","edit":{"before":"a","after":"b"}},"agentId":""}"#,
+            r#"{"tool":"Glob","meta":{"pattern":"src/**/*.rs"},"background":1}"#,
+            r#"{"tool":"Agent","meta":{"agentType":"x","subagent":"ab12","edit":null}}"#,
+            r#"{"tool":"Read","meta":"not an object","target":"offset 1, limit 2"}"#,
+            r#"{"tool":"Bash","tool":"Read","meta":{"file":"/a","file":"/b"}}"#,
+            r#"{"tool":"Bash","meta":{"line":"x","line":"y"}}"#,
+            r#"{"tool":12.50,"error":["a",{"b":1}],"meta":{"timeout":1e3}}"#,
+            r#"not json"#,
+            r#"[1,2]"#,
+            r#"null"#,
+        ];
+        for data in events {
+            let a = Step::from_event(1, true, data, Some("/w".into()));
+            let b = Step::from_tree(1, true, data, Some("/w".into()));
+            assert_eq!(format!("{a:?}"), format!("{b:?}"), "{data}");
+        }
     }
 
     fn bash(id: i64, line: &str) -> Step {
