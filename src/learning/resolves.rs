@@ -201,13 +201,25 @@ struct EventData<'a> {
 /// anything else as its JSON text (`true`, `120000`).
 fn field(raw: Option<&RawValue>) -> Option<String> {
     let text = raw?.get();
-    match text.as_bytes().first() {
-        Some(b'"') => serde_json::from_str::<String>(text).ok(),
-        None => None,
-        _ if text == "null" => None,
-        // (as a JSON tree writes it: compact)
-        _ => serde_json::from_str::<Json>(text).ok().map(|v| v.to_string()),
+    if text == "null" {
+        return None;
     }
+    if text.starts_with('"') {
+        return serde_json::from_str::<String>(text).ok();
+    }
+    // (as a JSON tree writes it: compact)
+    serde_json::from_str::<Json>(text).ok().map(|v| v.to_string())
+}
+
+/// Whether `data` holds an escaped UTF-16 surrogate (`\ud83d`): skipping
+/// a field leaves its escapes unchecked, and half a pair makes a whole
+/// tree unreadable, so such data is read as a tree.
+fn escapes_a_surrogate(data: &str) -> bool {
+    memchr::memmem::find_iter(data.as_bytes(), b"\\u").any(|at| {
+        data.as_bytes().get(at + 2..at + 4).is_some_and(|hex| {
+            hex[0].eq_ignore_ascii_case(&b'd') && matches!(hex[1].to_ascii_lowercase(), b'8'..=b'9' | b'a'..=b'f')
+        })
+    })
 }
 
 /// A step's analyses (see `Step::command`, `chain`, `stash_moves`,
@@ -226,7 +238,11 @@ impl Step {
         // Only the fields a step reads, each kept as the JSON text it was
         // stored as (a window is read for every success: no tree of each
         // event's JSON is built). Data that is not such an object (not
-        // JSON, a key twice) is read as a tree, as before.
+        // JSON, a key twice, an escaped surrogate) is read as a tree, as
+        // before.
+        if escapes_a_surrogate(data) {
+            return Step::from_tree(event_id, is_error, data, project);
+        }
         let (top, meta) = match serde_json::from_str::<EventData>(data) {
             Ok(top) => match top.meta.filter(|m| m.get().starts_with('{')) {
                 None => (top, EventData::default()),
@@ -1593,6 +1609,9 @@ mod tests {
             r#"{"tool":"Bash","tool":"Read","meta":{"file":"/a","file":"/b"}}"#,
             r#"{"tool":"Bash","meta":{"line":"x","line":"y"}}"#,
             r#"{"tool":12.50,"error":["a",{"b":1}],"meta":{"timeout":1e3}}"#,
+            r#"{"tool":"Bash","errorRaw":"bad \ud800 escape","error":"k"}"#,
+            r#"{"tool":"Bash","meta":{"subject":"a","command":"\uDC00"},"subject":"\ud800"}"#,
+            r#"{"tool":"Bash","errorRaw":"a pair \ud83d\ude00 and \u00e9","error":"k"}"#,
             r#"not json"#,
             r#"[1,2]"#,
             r#"null"#,
