@@ -1631,6 +1631,20 @@ fn read_words(words: &[String]) -> Option<Command> {
     {
         command.inspection = false;
     }
+    // `git config KEY` reads; `git config KEY VALUE` (or `--unset KEY`,
+    // `--add …`) sets
+    if command.subject == "git config"
+        && !command.options.iter().any(|o| o.starts_with("--get") || o == "--list" || o == "-l")
+        && (command.arguments.len() >= 2
+            || command.options.iter().any(|o| {
+                matches!(
+                    o.as_str(),
+                    "--unset" | "--unset-all" | "--add" | "--replace-all" | "--remove-section" | "--rename-section"
+                )
+            }))
+    {
+        command.inspection = false;
+    }
     let sub = command.subject.split(' ').nth(1).unwrap_or("");
     if INSTALLS.iter().any(|(p, s)| *p == program && *s == sub) {
         command.installs = command
@@ -1921,6 +1935,9 @@ mod tests {
             "command -v jq",
             "sed -n 1,5p a.txt",
             "node --version",
+            "git config user.email",
+            "git config --get-regexp user a",
+            "git config --list",
         ] {
             assert!(analyse(line).unwrap().inspection, "{line}");
         }
@@ -1929,6 +1946,9 @@ mod tests {
             "git commit -m x",
             "sed -i s/a/b/ f",
             "git branch -D old",
+            "git config user.email me@example.com",
+            "git config --global user.name \"A B\"",
+            "git config --unset core.hooksPath",
             "make",
             "rm -rf x",
         ] {
