@@ -33,7 +33,8 @@
 //! edits (with their hunks) and the files written, the last ones kept when
 //! there are many (the decisive step is usually the last); then what the
 //! retry changed in its own call (options added or removed, a wrapper,
-//! another program, the sandbox disabled). A success of the same command
+//! another program, the sandbox disabled, work its line did in front of
+//! the retried command). A success of the same command
 //! with nothing changed in between is a weak fix: stored, never advised
 //! alone. Paths are relative to the project. An error already learned
 //! (`learned_errors`) or without a key gives nothing.
@@ -983,6 +984,10 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
             }
         });
         if let Some((ec, sc)) = pair {
+            // what the retry's own line did first that the failed line did
+            // not (`git config user.email …; git commit`, `npm install x &&
+            // node app.js`): work in front of the retried command
+            changed.extend(work_in_front(e, s, &sc));
             if ec.program == sc.program && tail(&ec.invoked) != tail(&sc.invoked) {
                 changed.push(format!("{} instead of {}", tail(&sc.invoked), tail(&ec.invoked)));
             }
@@ -1036,6 +1041,41 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
         changed.push(format!("timeout {timeout} ms"));
     }
     changed
+}
+
+/// The commands the success's line runs before `retried` (its retry of the
+/// failed command) that the failed line did not run, as written: work
+/// that changes something (not a look, a check or chatter such as `cd` or
+/// `echo`), and the environment it set up (`export`, `source`).
+fn work_in_front(e: &Step, s: &Step, retried: &Command) -> Vec<String> {
+    let (Some(failed_line), Some(line)) = (e.line(), s.line()) else {
+        return Vec::new();
+    };
+    let same = |a: &Command, b: &Command| {
+        a.subject == b.subject && a.options == b.options && a.arguments == b.arguments && a.prefix == b.prefix
+    };
+    let before_failed = command::analyse_all(failed_line);
+    let all = command::analyse_all(line);
+    let Some(at) = all.iter().position(|c| {
+        c.subject == retried.subject || command::without_front(c).is_some_and(|i| i.subject == retried.subject)
+    }) else {
+        return Vec::new();
+    };
+    all[..at]
+        .iter()
+        .filter(|c| {
+            let sets_up = matches!(c.program.as_str(), "export" | "source" | ".");
+            (sets_up || !command::TRIVIAL.contains(&c.program.as_str()) && !c.inspection && !command::only_checks(c))
+                && !before_failed.iter().any(|f| same(f, c))
+        })
+        .map(|c| {
+            let words = std::iter::once(c.invoked.as_str())
+                .chain(c.subject.split_whitespace().skip(1))
+                .chain(c.options.iter().map(String::as_str))
+                .chain(c.arguments.iter().map(String::as_str));
+            c.prefix.iter().map(String::as_str).chain(words).collect::<Vec<_>>().join(" ")
+        })
+        .collect()
 }
 
 /// Whether `step` runs the failed operation of `error` again, as it was
@@ -1334,7 +1374,8 @@ pub fn resolutions_with(
             Some(OwnLogic::Expectation) => commands.is_empty() && changed.is_empty(),
             Some(OwnLogic::Conflict) => {
                 commands.iter().all(|c| c.command().is_some_and(|c| c.program == "git"))
-                    && changed.iter().all(|c| c == "--continue")
+                    // (`git add . && git rebase --continue`: git's own step in front)
+                    && changed.iter().all(|c| c == "--continue" || c.starts_with("git "))
             }
             None => false,
         };
@@ -1595,6 +1636,34 @@ mod tests {
             s.file = Some(line_or_file.into());
         }
         s
+    }
+
+    #[test]
+    fn work_the_retry_did_in_front_of_itself_is_its_change() {
+        let identity = "Author identity unknown\n\n*** Please tell me who you are.";
+        let found = resolutions(&[
+                error(1, "Bash", "git commit -m x", identity),
+                bash(2, "git config user.name me; git config user.email me@example.com; git commit -m x"),
+            ], None, |_| true,
+        );
+        assert_eq!(found.len(), 1);
+        assert!(!found[0].weak, "{found:?}");
+        assert_eq!(found[0].changed, r#"["git config user.name me","git config user.email me@example.com"]"#);
+        // but not what the failed line did too, nor a look or chatter
+        let found = resolutions(&[
+                error(1, "Bash", "cd /w && npm install && node app.js", "Error: Cannot find module 'x'"),
+                bash(2, "cd /w && npm install && git status && echo go && node app.js"),
+            ], None, |_| true,
+        );
+        assert_eq!(found.len(), 1);
+        assert!(found[0].weak, "{found:?}");
+        // the environment it set up is
+        let found = resolutions(&[
+                error(1, "Bash", "pytest tests", "ModuleNotFoundError: No module named 'app'"),
+                bash(2, "source .venv/bin/activate && pytest tests"),
+            ], None, |_| true,
+        );
+        assert_eq!(found[0].changed, r#"["source .venv/bin/activate"]"#);
     }
 
     #[test]
@@ -1907,6 +1976,16 @@ mod tests {
             edit(2, "/w/src/cart.ts", "<<<<<<< HEAD", ""),
             bash(3, "git add src/cart.ts"),
             bash(4, "git rebase --continue"),
+        ];
+        let found = resolutions(&stream, None, |_| true);
+        assert!(found.is_empty() || found[0].weak, "{found:?}");
+        // (git's own step in front of the retry, in one line, is one of them)
+        let conflict = error(1, "Bash", "git rebase --continue",
+                             "CONFLICT (content): Merge conflict in src/cart.ts\nerror: could not apply 3f2a1b9... cart");
+        let stream = [
+            conflict,
+            edit(2, "/w/src/cart.ts", "<<<<<<< HEAD", ""),
+            bash(3, "git add . && git rebase --continue"),
         ];
         let found = resolutions(&stream, None, |_| true);
         assert!(found.is_empty() || found[0].weak, "{found:?}");
