@@ -239,23 +239,32 @@ impl Step {
         // Only the fields a step reads, each kept as the JSON text it was
         // stored as (a window is read for every success: no tree of each
         // event's JSON is built). Data that is not such an object (not
-        // JSON, a key twice, an escaped surrogate) is read as a tree, as
-        // before.
-        if escapes_a_surrogate(data) {
-            return Step::from_tree(event_id, is_error, data, project);
+        // JSON, a key twice, an escaped surrogate) is read as a JSON tree
+        // reads it: the last of a key given twice; nothing when it is not
+        // JSON (half a surrogate pair makes it so).
+        if !escapes_a_surrogate(data) {
+            if let Some(step) = Step::from_fields(event_id, is_error, data, project.clone()) {
+                return step;
+            }
         }
-        let (top, meta) = match serde_json::from_str::<EventData>(data) {
-            Ok(top) => match top.meta.filter(|m| m.get().starts_with('{')) {
-                None => (top, EventData::default()),
-                Some(meta) => match serde_json::from_str::<EventData>(meta.get()) {
-                    Ok(meta) => (top, meta),
-                    Err(_) => return Step::from_tree(event_id, is_error, data, project),
-                },
-            },
-            Err(_) => return Step::from_tree(event_id, is_error, data, project),
+        let tree = serde_json::from_str::<Json>(data).unwrap_or(Json::Null).to_string();
+        Step::from_fields(event_id, is_error, &tree, project.clone()).unwrap_or(Step {
+            event_id,
+            is_error,
+            project,
+            ..Step::default()
+        })
+    }
+
+    /// `from_event` of an object of distinct keys; None for other data.
+    fn from_fields(event_id: i64, is_error: bool, data: &str, project: Option<String>) -> Option<Step> {
+        let top = serde_json::from_str::<EventData>(data).ok()?;
+        let meta = match top.meta.filter(|m| m.get().starts_with('{')) {
+            None => EventData::default(),
+            Some(meta) => serde_json::from_str::<EventData>(meta.get()).ok()?,
         };
         let flag = |v: Option<String>| v.is_some_and(|v| v == "true" || v == "1");
-        Step {
+        Some(Step {
             event_id,
             is_error,
             tool: field(top.tool),
@@ -283,55 +292,7 @@ impl Step {
             agent: field(top.agent_id).filter(|a| !a.is_empty()),
             project,
             analyses: Default::default(),
-        }
-    }
-
-    /// `from_event` for data that is not an object of distinct keys: read
-    /// as a JSON tree (the last of a key given twice), or as nothing.
-    fn from_tree(event_id: i64, is_error: bool, data: &str, project: Option<String>) -> Step {
-        let data: Json = serde_json::from_str(data).unwrap_or(Json::Null);
-        let text = |path: &[&str]| -> Option<String> {
-            let mut v = &data;
-            for key in path {
-                v = v.get(key)?;
-            }
-            match v {
-                Json::Null => None,
-                Json::String(s) => Some(s.clone()),
-                other => Some(other.to_string()),
-            }
-        };
-        let flag = |path: &[&str]| text(path).is_some_and(|v| v == "true" || v == "1");
-        Step {
-            event_id,
-            is_error,
-            tool: text(&["tool"]),
-            error: text(&["error"]),
-            error_raw: text(&["errorRaw"]),
-            signature: text(&["signature"]),
-            headline: text(&["headline"]),
-            subject: text(&["meta", "subject"]).or_else(|| text(&["subject"])),
-            line: text(&["meta", "line"]).or_else(|| text(&["line"])),
-            file: text(&["meta", "file"]).or_else(|| text(&["file"])),
-            target: text(&["meta", "pattern"])
-                .or_else(|| text(&["meta", "target"]))
-                .or_else(|| text(&["target"])),
-            sandbox_off: flag(&["meta", "sandboxOff"]) || flag(&["sandboxOff"]),
-            background: flag(&["meta", "background"]) || flag(&["background"]),
-            timeout: text(&["meta", "timeout"])
-                .or_else(|| text(&["timeout"]))
-                .and_then(|t| t.parse().ok()),
-            unidentified: text(&["identified"]).is_some_and(|v| v == "false" || v == "0"),
-            edit: data
-                .get("meta")
-                .and_then(|m| m.get("edit"))
-                .filter(|e| !e.is_null())
-                .cloned(),
-            subagent: text(&["meta", "subagent"]),
-            agent: text(&["agentId"]).filter(|a| !a.is_empty()),
-            project,
-            analyses: Default::default(),
-        }
+        })
     }
 
     /// The tool; a shell's (Bash, PowerShell) is `Bash`: commands alike.
@@ -1666,6 +1627,54 @@ mod tests {
         assert_eq!(found[0].changed, r#"["source .venv/bin/activate"]"#);
     }
 
+    /// How a step was read before `from_event` read only its fields: from
+    /// the JSON tree of the whole data (the reference its reading keeps to).
+    fn read_as_tree(event_id: i64, is_error: bool, data: &str, project: Option<String>) -> Step {
+        let data: Json = serde_json::from_str(data).unwrap_or(Json::Null);
+        let text = |path: &[&str]| -> Option<String> {
+            let mut v = &data;
+            for key in path {
+                v = v.get(key)?;
+            }
+            match v {
+                Json::Null => None,
+                Json::String(s) => Some(s.clone()),
+                other => Some(other.to_string()),
+            }
+        };
+        let flag = |path: &[&str]| text(path).is_some_and(|v| v == "true" || v == "1");
+        Step {
+            event_id,
+            is_error,
+            tool: text(&["tool"]),
+            error: text(&["error"]),
+            error_raw: text(&["errorRaw"]),
+            signature: text(&["signature"]),
+            headline: text(&["headline"]),
+            subject: text(&["meta", "subject"]).or_else(|| text(&["subject"])),
+            line: text(&["meta", "line"]).or_else(|| text(&["line"])),
+            file: text(&["meta", "file"]).or_else(|| text(&["file"])),
+            target: text(&["meta", "pattern"])
+                .or_else(|| text(&["meta", "target"]))
+                .or_else(|| text(&["target"])),
+            sandbox_off: flag(&["meta", "sandboxOff"]) || flag(&["sandboxOff"]),
+            background: flag(&["meta", "background"]) || flag(&["background"]),
+            timeout: text(&["meta", "timeout"])
+                .or_else(|| text(&["timeout"]))
+                .and_then(|t| t.parse().ok()),
+            unidentified: text(&["identified"]).is_some_and(|v| v == "false" || v == "0"),
+            edit: data
+                .get("meta")
+                .and_then(|m| m.get("edit"))
+                .filter(|e| !e.is_null())
+                .cloned(),
+            subagent: text(&["meta", "subagent"]),
+            agent: text(&["agentId"]).filter(|a| !a.is_empty()),
+            project,
+            analyses: Default::default(),
+        }
+    }
+
     #[test]
     fn a_step_reads_the_same_from_its_fields_as_from_the_whole_tree() {
         let events = [
@@ -1687,7 +1696,7 @@ mod tests {
         ];
         for data in events {
             let a = Step::from_event(1, true, data, Some("/w".into()));
-            let b = Step::from_tree(1, true, data, Some("/w".into()));
+            let b = read_as_tree(1, true, data, Some("/w".into()));
             assert_eq!(format!("{a:?}"), format!("{b:?}"), "{data}");
         }
     }
