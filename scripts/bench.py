@@ -677,20 +677,21 @@ Budget: a text-only hook at most 2× the floor at p50, and under 10 ms
 (the JavaScript system: about 100 ms each, 2.1 s when its search
 misses); the vector-stage failure hook within the embedding cold-start
 goal (150 ms). Where a hook's time goes (callgrind, the failure hook with
-an exact hit, on a copy of this knowledge base): about 5 million
-instructions, over half of them SQLite compiling the script's statements
-(the learning and advice rules), a sixth reading the file's schema when
-it opens, an eighth the dynamic loader relocating the position-independent
-runner; the floor is 2.2 million. Instructions are less than half of a
+an exact hit, on a copy of this knowledge base): about 6.4 million
+instructions, three fifths of them SQLite compiling the statements of
+the script and of the search (the learning and advice rules), a sixth
+reading the file's schema when it opens, a twelfth the dynamic loader
+relocating the position-independent runner; the floor is 2.2 million. Instructions are less than half of a
 hook's time: the rest is the kernel's (starting the process, mapping its
 files, a page fault at the first touch of each page, about 2.5 µs a page
 here). The hooks that store a call also write pages into the write-ahead
 log, which every later process reads when it opens the file and a
 checkpoint writes again with its fsyncs: the writing hook that finds the
 log past 64 pages checkpoints it before it writes (the p90 of the writing
-hooks). `errkb`, the program every hook runs, holds none of the team
-hub's code (`errkb-hub` does): linked in, it cost every process 24 page
-faults and about 0.07 ms. Ratios to the floor move by about ±0.1 from
+hooks). `errkb`, the program every hook runs, holds no network code:
+the team hub's client and the model download's HTTP and TLS are in
+`errkb-hub`. Linked in, the hub's cost every process 24 page faults and
+about 0.07 ms, the download's 20 to 40 page faults. Ratios to the floor move by about ±0.1 from
 one run to another on this machine, more for the writing hooks; a
 program's files read back from disk start about 0.3 ms slower than ones
 written moments before, hence the reading back above.

@@ -589,18 +589,21 @@ def test_tls_as_libpq_means_it(tls_pg, pg, tmp_path):
     assert plain.returncode != 0 and "cannot connect" in plain.stderr
 
 
-def test_the_hooks_program_has_none_of_the_hubs_code(tmp_path):
+def test_the_hooks_program_has_no_network_code(tmp_path):
     """errkb (every hook's program) starts errkb-hub, beside it, for the
-    hub's commands; the PostgreSQL client and its runtime are in errkb-hub
-    alone, so a hook's start-up is what it is without a hub."""
-    assert b"tokio-postgres" not in RUNNER.read_bytes()
-    assert b"tokio-postgres" in (DIST / "errkb-hub").read_bytes()
+    hub's commands and the model download; the PostgreSQL client, the HTTP
+    client and TLS are in errkb-hub alone, so a hook's start-up is what it
+    is without them."""
+    runner, hub = RUNNER.read_bytes(), (DIST / "errkb-hub").read_bytes()
+    for crate in (b"tokio-postgres", b"ureq", b"rustls"):
+        assert crate not in runner and crate in hub, crate
     alone = tmp_path / "bin"
     alone.mkdir()
     shutil.copy2(RUNNER, alone / "errkb")
     env = {**os.environ, "HOME": str(tmp_path)}
-    missing = subprocess.run([str(alone / "errkb"), "sync"], capture_output=True, text=True, env=env)
-    assert missing.returncode == 2 and "errkb-hub is missing" in missing.stderr
+    for command in (["sync"], ["model", "download"]):
+        missing = subprocess.run([str(alone / "errkb"), *command], capture_output=True, text=True, env=env)
+        assert missing.returncode == 2 and "errkb-hub is missing" in missing.stderr
     # without a hub joined, the end-of-session job needs no errkb-hub
     quiet = subprocess.run([str(alone / "errkb"), "after-session"], capture_output=True, text=True, env=env)
     assert "errkb-hub" not in quiet.stderr

@@ -155,6 +155,9 @@ fn connect(path: &Path, access: Access) -> Result<Connection> {
             Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?
         }
     };
+    // a hook's time is mostly SQLite compiling its statements: see
+    // sqlite::linked::more_lookaside
+    crate::sqlite::linked::more_lookaside(&conn).map_err(anyhow::Error::msg)?;
     wait_for_writers(&mut conn)?;
     // Hook scripts stage their work in temp tables: keep them off the disk.
     conn.pragma_update(None, "temp_store", "MEMORY")?;

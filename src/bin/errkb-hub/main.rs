@@ -1,14 +1,16 @@
-//! `errkb-hub`: errkb's team hub. `errkb hub …`, `errkb sync` and
-//! `errkb forget` run it (it sits beside `errkb`), as do the detached
-//! end-of-session job and `errkb learn` when a hub is joined.
+//! `errkb-hub`: errkb's team hub, and the one program of errkb's that
+//! reaches the network. `errkb hub …`, `errkb sync`, `errkb forget` and
+//! `errkb model download` run it (it sits beside `errkb`), as do the
+//! detached end-of-session job and `errkb learn` when a hub is joined.
 //!
-//! A program of its own so that the hooks' program has no network or
-//! PostgreSQL client code in it: a hook's start-up is what it is without a
-//! hub (`make bench` compares). It shares `errkb`'s runtime (opening the
+//! A program of its own so that the hooks' program has no network,
+//! TLS or PostgreSQL client code in it: a hook's start-up is what it is
+//! without them (`make bench` compares). It shares `errkb`'s runtime (opening the
 //! database, running the scripts, the config file): `errkb::runtime`.
 
 mod commands;
 mod hub;
+mod model_download;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -85,6 +87,15 @@ enum Command {
         #[arg(long)]
         url: Option<String>,
     },
+    /// Download the production model (`errkb model download`, which
+    /// documents it)
+    #[command(hide = true)]
+    ModelDownload {
+        #[arg(long)]
+        repo: String,
+        #[arg(long)]
+        fp32: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -109,5 +120,6 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Forget { fix } => commands::forget(&paths::database(cli.db)?, &fix, out),
         Command::Retract { fix, url } => commands::retract(&paths::database(cli.db)?, &fix, url.as_deref(), out),
         Command::RemoveMember { name, url } => commands::remove_member(&name, url.as_deref(), out),
+        Command::ModelDownload { repo, fp32 } => model_download::command(&repo, fp32, out),
     }
 }

@@ -1,7 +1,8 @@
-//! `errkb hub …`, `errkb sync`, `errkb forget`, and the sync the
-//! end-of-session job and `errkb learn` start: all run `errkb-hub`, the
-//! program beside this one that holds the team hub's code, so that this
-//! program (every hook's) has no network or PostgreSQL client in it.
+//! `errkb hub …`, `errkb sync`, `errkb forget`, `errkb model download`,
+//! and the sync the end-of-session job and `errkb learn` start: all run
+//! `errkb-hub`, the program beside this one that holds the team hub's code
+//! and the model download, so that this program (every hook's) has no
+//! network, TLS or PostgreSQL client in it.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -46,7 +47,7 @@ fn program() -> Result<PathBuf> {
     let program = exe.with_file_name(format!("errkb-hub{}", std::env::consts::EXE_SUFFIX));
     if !program.exists() {
         bail!(
-            "{} is missing: the team hub is that program, installed beside errkb \
+            "{} is missing: the team hub and the model download are that program, installed beside errkb \
              (make loadable, errkb install and the plugin put it there)",
             program.display()
         );
