@@ -75,6 +75,15 @@ const STARTS: &[(&str, FailureKind)] = &[
     // Claude Code's auto mode: "Permission for this action was denied by
     // the Claude Code auto mode classifier. Reason: …"
     ("Permission for this action was denied", FailureKind::Denied),
+    // ... and client 2.1's: "Permission for this tool use was denied. It
+    // requires approval, and this session has no approval surface", "…
+    // was denied: it requires interactive approval", "Permission for this
+    // command was denied by a built-in Claude Code safety check"
+    ("Permission for this tool use was denied", FailureKind::Denied),
+    ("Permission for this command was denied", FailureKind::Denied),
+    // a Read, Edit or Write of a path a deny rule covers (client 2.1)
+    ("File is in a directory that is denied by your permission settings", FailureKind::Denied),
+    ("File is covered by a Read deny rule in your permission settings", FailureKind::Denied),
     ("<tool_use_error>", FailureKind::Invalid),
     ("InputValidationError", FailureKind::Invalid),
     ("String to replace not found in file", FailureKind::Invalid),
@@ -151,6 +160,10 @@ mod tests {
             ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). The user provided the following reason for the rejection:  use pnpm", FailureKind::Rejected),
             ("The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed.", FailureKind::Rejected),
             ("Claude requested permissions to write to /w/CLAUDE.md, but you haven't granted it yet.", FailureKind::Denied),
+            ("Permission for this tool use was denied. It requires approval, and this session has no approval surface", FailureKind::Denied),
+            ("Permission for this command was denied by a built-in Claude Code safety check", FailureKind::Denied),
+            ("File is in a directory that is denied by your permission settings.", FailureKind::Denied),
+            ("File is covered by a Read deny rule in your permission settings and cannot be edited.", FailureKind::Denied),
             ("This command requires approval", FailureKind::Denied),
             ("touch in '/tmp/p/made' needs approval. The path is inside the working directories for this session ('/tmp/p'), and Claude Code asks before a shell command creates, changes or removes files there.", FailureKind::Denied),
             ("ls in '~/.claude' was blocked. For security, Claude Code may only list files in the allowed working directories for this session: '/src/x'.", FailureKind::Denied),
@@ -175,6 +188,9 @@ mod tests {
             "Exit code 1\nFound 2 errors in 1 file.",
             "Exit code 1\ngo: failed to trim cache: open /x/trim.txt: operation not permitted",
             "Exit code 128\nfatal: the user does not exist",
+            // a program's own "Permission denied" is not Claude Code's
+            "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.",
+            "Exit code 126\n/bin/sh: ./run.sh: Permission denied",
         ] {
             assert_eq!(failure_kind(text), FailureKind::Error, "{text}");
         }
