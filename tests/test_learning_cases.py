@@ -160,6 +160,19 @@ def case_a_look_at_what_is_not_there_yet_is_no_error(s):
     return [("tree src", "tree src")]
 
 
+def case_a_parser_rejecting_its_input_is_not_learned(s):
+    # jq and Python's json were given something that is not JSON: what
+    # went wrong is in the producer, which their words do not name
+    s.bash("python3 fetch.py | jq .name", error="Exit code 5\njq: parse error: Invalid numeric literal at line 1, column 10")
+    s.bash("python3 fetch.py --json | jq .name", '"widget"')
+    s.bash("gh api repos/acme/shop/pulls | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'",
+           error="Exit code 1\nTraceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+                 "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)")
+    s.bash("gh api repos/acme/shop/pulls --paginate | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'",
+           "12")
+    return []
+
+
 def case_work_in_another_folder_is_not_the_fix(s):
     s.bash("cd /Users/alice/work/blog && git commit -m 'add notes'",
            error="Exit code 128\nfatal: not a git repository (or any of the parent directories): .git")

@@ -219,7 +219,8 @@ fn compute(text: &str) -> Signature {
     // point to a known GitHub host`)
     let words = |line: &str| line.split_whitespace().filter(|w| w.chars().any(char::is_alphabetic)).count();
     let one_sentence = lines.len() == 1 && words(&headline) >= 4;
-    let identified = rank >= RANK_SAYS_WHAT_FAILED || !identifiers.is_empty() || hinted || failed && one_sentence;
+    let identified = (rank >= RANK_SAYS_WHAT_FAILED || !identifiers.is_empty() || hinted || failed && one_sentence)
+        && !rejects_its_input_data(&headline);
     // a line of commands that failed at its last, which said one sentence
     // after what the others printed (`git log -3 && gh pr view 546`): that
     // sentence, the last line, is its error
@@ -230,7 +231,7 @@ fn compute(text: &str) -> Signature {
             // sentence is identified above)
             let mut alone = compute(last);
             if !alone.headline.is_empty() {
-                alone.identified = true;
+                alone.identified = !rejects_its_input_data(&alone.headline);
                 return alone;
             }
         }
@@ -242,6 +243,33 @@ fn compute(text: &str) -> Signature {
         headline,
         identified,
     }
+}
+
+/// Whether the headline is a JSON parser rejecting the data it was given
+/// (`jq: parse error: Invalid numeric literal …`, `JSONDecodeError:
+/// Expecting value …`, `Unexpected token '<', "<!DOCTYPE "… is not valid
+/// JSON`, Go's `invalid character '<' looking for beginning of value`):
+/// such an error does not say what went wrong, only that what
+/// came before it (the command piped in, the file or the server read)
+/// gave something that is not JSON, an error page or a message of its
+/// own. Two of them are the same problem only when their producers failed
+/// the same way, which their text does not tell (a guessed repository
+/// owner, a host the network refused, a page not found all end in the
+/// same `JSONDecodeError`): so none is learned from or answered by its
+/// text. A jq program that does not compile (`jq: error: syntax error
+/// …`) says what went wrong in it, and stays identified.
+fn rejects_its_input_data(headline: &str) -> bool {
+    let line = headline.trim();
+    line.starts_with("jq: parse error:")
+        // (jq before 1.7: `parse error: Invalid literal at line 2, column 0`)
+        || line.starts_with("parse error: ") && line.contains(" at line ") && line.contains(", column ")
+        || line.starts_with("jq: error (at ")
+        || line.contains("JSONDecodeError")
+        || line.contains("Unexpected end of JSON input")
+        || line.contains(" is not valid JSON")
+        || line.contains(" in JSON at position ")
+        // Go's encoding/json: `invalid character '<' looking for beginning of value`
+        || line.contains(" looking for beginning of value")
 }
 
 /// Whether an error says a test's expectation was not met (an assertion
@@ -1484,6 +1512,29 @@ pub fn codes_json(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_json_parser_rejecting_its_input_says_nothing_of_what_failed() {
+        for text in [
+            "Exit code 5\njq: parse error: Invalid numeric literal at line 1, column 10",
+            "Exit code 5\njq: error (at <stdin>:0): Cannot index string with \"name\"",
+            "Exit code 1\nTraceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n\
+             json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)",
+            "Exit code 1\nSyntaxError: Unexpected token '<', \"<!DOCTYPE \"... is not valid JSON",
+            "Exit code 1\nSyntaxError: Unexpected end of JSON input",
+            "Exit code 4\nparse error: Invalid literal at line 2, column 0",
+            "Exit code 1\nError: invalid character '<' looking for beginning of value",
+        ] {
+            let sig = signature(text);
+            assert!(!sig.headline.is_empty() && !sig.identified, "{text}: {}", sig.headline);
+        }
+        // a jq program that does not compile says what is wrong in it
+        let filter = signature(
+            "Exit code 3\njq: error: syntax error, unexpected INVALID_CHARACTER, expecting ';' or ')' \
+             (Unix shell quoting issues?) at <top-level>, line 1:\n.[] | select(.name \\!= \"x\")\njq: 1 compile error",
+        );
+        assert!(filter.identified, "{}", filter.headline);
+    }
+
     use super::*;
 
     #[test]
