@@ -91,6 +91,18 @@ def base_keys():
     return sorted(set(out.splitlines()))
 
 
+def identified_key(keys):
+    """The first key whose text says what went wrong: the failure hook
+    searches only for such errors, and many of the corpus's log lines say
+    nothing of the kind."""
+    for key in keys:
+        quoted = key.replace("'", "''")
+        if sh("sqlite3", "-cmd", f".load {EXT.with_suffix('')}", ":memory:",
+              f"SELECT error_identified(translate_messages('{quoted}'))").strip() == "1":
+            return key
+    raise RuntimeError("no key of the corpus says what went wrong")
+
+
 def build_kb(size, bases):
     db = CACHE / f"kb_{size}.db"
     if db.exists():
@@ -529,6 +541,8 @@ def hooks(rounds=41):
                             "ERRKB_MODEL": str(CACHE / "standin")})
         (CACHE / "hooks_home_standin.tmp").rename(pristine_standin)
     keys = base_keys()
+    # an error the knowledge base has a row and a fix for, that says what went wrong
+    exact_hit = identified_key(keys)
     base = {"session_id": "session-7", "transcript_path": "/tmp/session-7.jsonl", "cwd": "/work/p3",
             "tool_use_id": "toolu_01"}
     cases = [
@@ -550,7 +564,7 @@ def hooks(rounds=41):
          {**base, "tool_name": "Bash", "tool_input": {"command": "python3 app.py"},
           "tool_response": {"stdout": "ok\n", "stderr": "", "interrupted": False}}),
         ("PostToolUseFailure, exact hit (fix with a command and an edit)", "PostToolUseFailure",
-         {**base, "tool_name": "Bash", "tool_input": {}, "error": keys[5]}),
+         {**base, "tool_name": "Bash", "tool_input": {}, "error": exact_hit}),
         ("PostToolUseFailure, vector stage", "PostToolUseFailure",
          {**base, "tool_name": "Bash", "tool_input": {}, "error": "Module not found: Error: Can't resolve 'react'"}),
         # A Python traceback, through the signature,
@@ -577,7 +591,7 @@ def hooks(rounds=41):
           "tool_input": {"command": "make"}, "tool_response": "cc -O2 -c src/m.c -o build/m.o\n" * 60}, "codex"),
         ("Codex PostToolUse (Bash), failed: exact hit", "PostToolUse",
          {**codex, "transcript_path": str(rollout), "tool_name": "Bash", "tool_input": {"command": "make"},
-          "tool_response": keys[5]}, "codex"),
+          "tool_response": exact_hit}, "codex"),
         ("Codex PostToolUse (apply_patch, 2 hunks), nothing to learn", "PostToolUse",
          {**codex, "session_id": "quiet", "tool_name": "apply_patch", "tool_input": {"command": (
              "*** Begin Patch\n*** Update File: src/app.js\n@@\n-require('./util')\n+require('./utils')\n"
@@ -600,6 +614,16 @@ def hooks(rounds=41):
         else:
             shutil.copytree(pristine, home)
         homes.append(env)
+    # a case named for an exact hit must find its fix: one that answered
+    # nothing would time a shorter path than its name says (the vector
+    # stage's cases time the whole search, found or not)
+    for (label, event, body, *agent), env in zip(cases, homes):
+        if "exact hit" in label:
+            hook = [str(DIST / "errkb"), "hook", *(["--agent", agent[0]] if agent else []), event]
+            answer = subprocess.run(hook, input=json.dumps({**body, "session_id": "bench-check"}).encode(),
+                                    env={**os.environ, **env}, capture_output=True).stdout
+            if b"additionalContext" not in answer:
+                raise RuntimeError(f"{label}: the hook told nothing")
     read_back_from_disk(["sqlite3", ":memory:", "select 1"], [str(DIST / "errkb"), "--version"])
     floor, times = [], [[] for _ in cases]
     order = list(range(-1, len(cases)))  # -1: the floor
