@@ -260,16 +260,20 @@ fn compute(text: &str) -> Signature {
 /// …`) says what went wrong in it, and stays identified.
 fn rejects_its_input_data(headline: &str) -> bool {
     let line = headline.trim();
-    line.starts_with("jq: parse error:")
+    starts_with_any(line, &["jq: parse error:", "jq: error (at "])
+        || contains_any(
+            line,
+            &[
+                "JSONDecodeError",
+                "Unexpected end of JSON input",
+                " is not valid JSON",
+                " in JSON at position ",
+                // Go's encoding/json: `invalid character '<' looking for beginning of value`
+                " looking for beginning of value",
+            ],
+        )
         // (jq before 1.7: `parse error: Invalid literal at line 2, column 0`)
         || line.starts_with("parse error: ") && line.contains(" at line ") && line.contains(", column ")
-        || line.starts_with("jq: error (at ")
-        || line.contains("JSONDecodeError")
-        || line.contains("Unexpected end of JSON input")
-        || line.contains(" is not valid JSON")
-        || line.contains(" in JSON at position ")
-        // Go's encoding/json: `invalid character '<' looking for beginning of value`
-        || line.contains(" looking for beginning of value")
 }
 
 /// Whether an error says a test's expectation was not met (an assertion
