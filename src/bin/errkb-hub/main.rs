@@ -87,12 +87,14 @@ enum Command {
         #[arg(long)]
         url: Option<String>,
     },
-    /// Download the production model (`errkb model download`, which
-    /// documents it)
+    /// Download the production model into a folder (`errkb model
+    /// download`, which documents it, names the folder and prepares it)
     #[command(hide = true)]
     ModelDownload {
         #[arg(long)]
         repo: String,
+        #[arg(long)]
+        into: PathBuf,
         #[arg(long)]
         fp32: bool,
     },
@@ -120,6 +122,6 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Forget { fix } => commands::forget(&paths::database(cli.db)?, &fix, out),
         Command::Retract { fix, url } => commands::retract(&paths::database(cli.db)?, &fix, url.as_deref(), out),
         Command::RemoveMember { name, url } => commands::remove_member(&name, url.as_deref(), out),
-        Command::ModelDownload { repo, fp32 } => model_download::command(&repo, fp32, out),
+        Command::ModelDownload { repo, into, fp32 } => model_download::command(&repo, &into, fp32, out),
     }
 }

@@ -1,9 +1,9 @@
-//! `errkb model download` (errkb runs `errkb-hub model-download`): fetch
-//! the production model from Hugging Face into `~/.reflexion/models/<repo>/`
-//! (the Transformers.js cache layout the original system uses), verify every
-//! file against the hash Hugging Face publishes, then write the fast-loading copy
-//! (errkb_prepare_model). Here, not in `errkb`, so that the hooks' program
-//! has no HTTP or TLS client in it.
+//! `errkb model download` (errkb runs `errkb-hub model-download`, then
+//! prepares the folder itself): fetch the production model from Hugging
+//! Face into the folder errkb names (`~/.reflexion/models/<repo>/`, the
+//! Transformers.js cache layout the original system uses), and verify
+//! every file against the hash Hugging Face publishes. Here, not in
+//! `errkb`, so that the hooks' program has no HTTP or TLS client in it.
 //!
 //! As huggingface_hub does: a HEAD request without following redirects
 //! gives `X-Linked-Etag` (the SHA-256 of a large file kept in Git LFS) or
@@ -137,9 +137,8 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// Download what `repo` needs (the int8 model, or the float32 one) into
-/// `~/.reflexion/models/<repo>/`, then prepare it.
-pub fn command(repo: &str, fp32: bool, out: &mut impl Write) -> Result<std::process::ExitCode> {
-    let dest = errkb::runtime::paths::data_root()?.join("models").join(repo);
+/// `dest`, each file once.
+pub fn command(repo: &str, dest: &Path, fp32: bool, out: &mut impl Write) -> Result<std::process::ExitCode> {
     let onnx = if fp32 {
         "onnx/model.onnx"
     } else {
@@ -150,12 +149,9 @@ pub fn command(repo: &str, fp32: bool, out: &mut impl Write) -> Result<std::proc
             writeln!(out, "{file}: already there")?;
             continue;
         }
-        fetch(repo, file, &dest, &|msg| eprintln!("{msg}"))?;
+        fetch(repo, file, dest, &|msg| eprintln!("{msg}"))?;
         writeln!(out, "{file}: downloaded and verified")?;
     }
-    let conn = errkb::runtime::db::open_in_memory()?;
-    let prepared: String = conn.query_row("SELECT errkb_prepare_model(?1)", [dest.to_string_lossy()], |r| r.get(0))?;
-    writeln!(out, "ready: {prepared}")?;
     Ok(std::process::ExitCode::SUCCESS)
 }
 
