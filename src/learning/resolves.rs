@@ -1005,9 +1005,11 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
 }
 
 /// The commands the success's line runs before `retried` (its retry of the
-/// failed command) that the failed line did not run, as written: work
-/// that changes something (not a look, a check or chatter such as `cd` or
-/// `echo`), and the environment it set up (`export`, `source`).
+/// failed command) that the failed line did not run: work that changes
+/// something (not a look, a check or chatter such as `cd` or `echo`), and
+/// the environment it set up (`export`, `source`). Each is given as its
+/// words: what comes before the program, the program as invoked, its
+/// subcommand, options, then arguments (quotes are gone).
 fn work_in_front(e: &Step, s: &Step, retried: &Command) -> Vec<String> {
     let (Some(failed_line), Some(line)) = (e.line(), s.line()) else {
         return Vec::new();
@@ -1336,7 +1338,9 @@ pub fn resolutions_with(
             Some(OwnLogic::Conflict) => {
                 commands.iter().all(|c| c.command().is_some_and(|c| c.program == "git"))
                     // (`git add . && git rebase --continue`: git's own step in front)
-                    && changed.iter().all(|c| c == "--continue" || c.starts_with("git "))
+                    && changed
+                        .iter()
+                        .all(|c| c == "--continue" || command::analyse(c).is_some_and(|c| c.program == "git"))
             }
             None => false,
         };
@@ -1977,27 +1981,23 @@ mod tests {
         // an install in between may be more than this code's logic
         let stream = [failed, bash(2, "pip install freezegun"), bash(3, "pytest tests/test_price.py")];
         assert!(!resolutions(&stream, None, |_| true)[0].weak);
-        // a conflict resolved by hand, then git's own steps
-        let conflict = error(1, "Bash", "git rebase origin/main",
-                             "CONFLICT (content): Merge conflict in src/cart.ts\nerror: could not apply 3f2a1b9... cart");
-        let stream = [
-            conflict,
-            edit(2, "/w/src/cart.ts", "<<<<<<< HEAD", ""),
-            bash(3, "git add src/cart.ts"),
-            bash(4, "git rebase --continue"),
-        ];
-        let found = resolutions(&stream, None, |_| true);
-        assert!(found.is_empty() || found[0].weak, "{found:?}");
-        // (git's own step in front of the retry, in one line, is one of them)
-        let conflict = error(1, "Bash", "git rebase --continue",
-                             "CONFLICT (content): Merge conflict in src/cart.ts\nerror: could not apply 3f2a1b9... cart");
-        let stream = [
-            conflict,
-            edit(2, "/w/src/cart.ts", "<<<<<<< HEAD", ""),
-            bash(3, "git add . && git rebase --continue"),
-        ];
-        let found = resolutions(&stream, None, |_| true);
-        assert!(found.is_empty() || found[0].weak, "{found:?}");
+        // a conflict resolved by hand, then git's own steps (apart, or in
+        // front of the retry in one line, with an assignment before it)
+        let conflict = |line| {
+            error(1, "Bash", line,
+                  "CONFLICT (content): Merge conflict in src/cart.ts\nerror: could not apply 3f2a1b9... cart")
+        };
+        let resolved = || edit(2, "/w/src/cart.ts", "<<<<<<< HEAD", "");
+        for stream in [
+            vec![conflict("git rebase origin/main"), resolved(), bash(3, "git add src/cart.ts"),
+                 bash(4, "git rebase --continue")],
+            vec![conflict("git rebase --continue"), resolved(), bash(3, "git add . && git rebase --continue")],
+            vec![conflict("git rebase --continue"), resolved(),
+                 bash(3, "GIT_EDITOR=true git add . && git rebase --continue")],
+        ] {
+            let found = resolutions(&stream, None, |_| true);
+            assert!(found.is_empty() || found[0].weak, "{found:?}");
+        }
         // an error that is not about the code's own logic keeps its edit
         let mut missing = error(1, "Bash", "python3 app.py", "ModuleNotFoundError: No module named 'yml'");
         missing.headline = Some("ModuleNotFoundError: No module named 'yml'".into());
