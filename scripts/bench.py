@@ -92,9 +92,9 @@ def base_keys():
 
 
 def identified_key(keys):
-    """The first key whose text says what went wrong: the failure hook
-    searches only for such errors, and many of the corpus's log lines say
-    nothing of the kind."""
+    """The first key whose text says what went wrong: errkb learns only
+    from such errors, so an exact hit in use is one of them, and many of
+    the corpus's log lines say nothing of the kind."""
     for key in keys:
         quoted = key.replace("'", "''")
         if sh("sqlite3", "-cmd", f".load {EXT.with_suffix('')}", ":memory:",
@@ -705,8 +705,8 @@ an exact hit, on a copy of this knowledge base): about 6.4 million
 instructions, three fifths of them SQLite compiling the statements of
 the script and of the search (the learning and advice rules), a sixth
 reading the file's schema when it opens, a twelfth the dynamic loader
-relocating the position-independent runner; the floor is 2.2 million. Instructions are less than half of a
-hook's time: the rest is the kernel's (starting the process, mapping its
+relocating the position-independent runner; the floor is 2.2 million.
+Instructions are less than half of a hook's time: the rest is the kernel's (starting the process, mapping its
 files, a page fault at the first touch of each page, about 2.5 µs a page
 here). The hooks that store a call also write pages into the write-ahead
 log, which every later process reads when it opens the file and a
@@ -715,8 +715,8 @@ log past 64 pages checkpoints it before it writes (the p90 of the writing
 hooks). `errkb`, the program every hook runs, holds no network code:
 the team hub's client and the model download's HTTP and TLS are in
 `errkb-hub`. Linked in, the hub's cost every process 24 page faults and
-about 0.07 ms, the download's 20 to 40 page faults. Ratios to the floor move by about ±0.1 from
-one run to another on this machine, more for the writing hooks; a
+about 0.07 ms, the download's 20 to 40 page faults. Ratios to the floor
+move by about ±0.1 from one run to another on this machine, more for the writing hooks; a
 program's files read back from disk start about 0.3 ms slower than ones
 written moments before, hence the reading back above.
 

@@ -255,8 +255,7 @@ fn compute(text: &str) -> Signature {
 /// own. Two of them are the same problem only when their producers failed
 /// the same way, which their text does not tell (a guessed repository
 /// owner, a host the network refused, a page not found all end in the
-/// same `JSONDecodeError`): so none is learned from or answered by its
-/// text. A jq program that does not compile (`jq: error: syntax error
+/// same `JSONDecodeError`): so none is learned from. A jq program that does not compile (`jq: error: syntax error
 /// …`) says what went wrong in it, and stays identified.
 fn rejects_its_input_data(headline: &str) -> bool {
     let line = headline.trim();
@@ -1516,6 +1515,8 @@ pub fn codes_json(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn a_json_parser_rejecting_its_input_says_nothing_of_what_failed() {
         for text in [
@@ -1538,8 +1539,6 @@ mod tests {
         );
         assert!(filter.identified, "{}", filter.headline);
     }
-
-    use super::*;
 
     #[test]
     fn traceback_gives_its_exception_line() {
