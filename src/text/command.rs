@@ -737,10 +737,14 @@ fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
 // ---- one simple command ------------------------------------------------------
 
 /// Commands that set up or chat rather than do the work: in a chain, the
-/// main command is the last one that is not one of these.
+/// main command is the last one that is not one of these. (The shell's
+/// own steps in a loop or function, `break`, `continue`, `return` and
+/// `shift`, say where it goes next, not what it does: a polling loop's
+/// work is what it runs before it breaks out.)
 pub const TRIVIAL: &[&str] = &[
     "for", "case", "select", "done", "fi", "esac", "function", "cd", "pushd", "popd", "export", "source", ".", "set",
     "unset", "echo", "printf", "true", "false", ":", "exit", "sleep", "clear", "wait", "alias", "local", "declare",
+    "break", "continue", "return", "shift",
     "shopt", "trap", "read", "eval", "ulimit", "umask", "Set-Location", "Push-Location", "Pop-Location", "sl",
     "Write-Host", "Write-Output",
 ];
@@ -1817,6 +1821,17 @@ mod tests {
         assert_eq!(subject("git checkout -b feature"), "git checkout");
         assert_eq!(subject("python -m pytest -q tests"), "pytest");
         assert_eq!(subject("timeout 60 cargo test --release"), "cargo test");
+    }
+
+    #[test]
+    fn a_loops_own_steps_are_not_its_work() {
+        // a polling loop that breaks out once its check passes
+        let poll = "for i in $(seq 1 60); do\n  out=$(gh pr view 538 --json statusCheckRollup)\n  \
+                    [ -z \"$out\" ] && { sleep 30; continue; }\n  if [ \"$out\" = done ]; then\n    \
+                    gh pr view 538 --json mergeable\n    break\n  fi\n  sleep 30\ndone";
+        assert_eq!(subject(poll), "gh pr view");
+        assert_eq!(subject("while read f; do shift; wc -l \"$f\"; done < list"), "wc");
+        assert_eq!(subject("for f in a.log b.log; do gzip \"$f\"; continue; done"), "gzip");
     }
 
     #[test]
