@@ -26,8 +26,11 @@ to both (LABELS.md). A spoken advice is
 - wrong: another problem.
 
 Silent with knowledge: errkb said nothing, although an earlier session
-had fixed the same problem with a useful fix. A source whose labels have no
-`problem` yet is replayed and counted, not judged.
+had fixed the same problem with a useful fix. Such a silence is counted
+in two parts: errkb had learned an advisable fix of that problem (the
+search did not find it, or the one rule would not let it be told), or it
+had learned none (a fix missed by learning). A source whose labels have
+no `problem` yet is replayed and counted, not judged.
 """
 import argparse
 import gzip
@@ -143,6 +146,10 @@ def replay_source(source, truth, work):
     env = {**os.environ, "HOME": str(home), "ERRKB_DB": str(db), "ERRKB_LANGUAGE": "en"}
     outcomes = []
     for n, (_, files) in enumerate(sessions_of(source)):
+        # the problems errkb holds an advisable fix of, learned from an
+        # earlier session: a silence on one of them is the search's miss,
+        # on any other a fix not learned
+        learned = learned_problems(db, truth) if db.exists() else set()
         for ts, session, cwd, agent, tid, tool, tool_input, error in sorted(
                 (f for path in files for f in failures(path)), key=lambda f: f[0]):
             label = truth.get(tid)
@@ -167,6 +174,7 @@ def replay_source(source, truth, work):
                         (f"replay-{tid}",)).fetchone()
                 told = row[0] if row else "?"
             outcomes.append({"error": tid, "label": label, "spoke": bool(out.strip()), "told": told, "session": n,
+                             "learned_before": label.get("problem") in learned,
                              "text": json.loads(out)["hookSpecificOutput"]["additionalContext"] if out.strip() else ""})
         # (errkb learn reads transcripts as Claude Code writes them: unpacked)
         unpacked = []
@@ -185,6 +193,16 @@ def replay_source(source, truth, work):
         if embedded.returncode != 0:
             sys.exit(f"errkb embed failed after {files}: {embedded.stderr}")
     return outcomes
+
+
+def learned_problems(db, truth):
+    """The problems (labels') of the errors the knowledge base holds a fix
+    of that may be advised: learned, not weak."""
+    with sqlite3.connect(db) as conn:
+        errors = conn.execute("SELECT e.data ->> '$.toolUseId' FROM learned_errors AS l "
+                              "JOIN events AS e ON e.id = l.event_id JOIN fixes AS f ON f.id = l.fix_id "
+                              "WHERE NOT f.weak").fetchall()
+    return {truth[tid]["problem"] for (tid,) in errors if truth.get(tid, {}).get("problem")}
 
 
 def judge(outcome, truth, fixed_before):
@@ -251,10 +269,14 @@ def report(results):
         part = Counter(v for source in sources for _, v in results[source])
         judged = part["right"] + part["partly"] + part["wrong"]
         known = part["silent_known"] + part["right"] + part["partly"]
+        searched = sum(1 for source in sources for o, v in results[source]
+                       if v == "silent_known" and o["learned_before"])
         lines += [f"- {name.capitalize()}: when errkb spoke (judged), right {pct(part['right'], judged)}, partly "
                   f"{pct(part['partly'], judged)}, wrong {pct(part['wrong'], judged)} of {judged}; silent although "
                   f"an earlier session had fixed the same problem usefully: {part['silent_known']} of the {known} failures whose "
-                  f"problem had one ({pct(part['silent_known'], known)})."]
+                  f"problem had one ({pct(part['silent_known'], known)}): of those, {searched} with a fix of that "
+                  f"problem learned (the search did not find it or may not tell it), "
+                  f"{part['silent_known'] - searched} with none learned."]
     return "\n".join(lines)
 
 
