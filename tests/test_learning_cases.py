@@ -173,6 +173,16 @@ def case_a_parser_rejecting_its_input_is_not_learned(s):
     return []
 
 
+def case_a_filters_own_error_and_the_filter_mended(s):
+    # grep could not read its pattern: the same pipeline with the pattern
+    # mended is the retry; one fed by another command is not
+    s.bash('go test ./... -v 2>&1 | grep -c "--- PASS"',
+           error="Exit code 2\ngrep: unrecognized option `--- PASS'\nusage: grep [-abcdDEFGHhIiJLlMmnOopqRSsUVvwXxZz]")
+    s.bash("go test ./pkg/... -v 2>&1 | grep -c 'PASS:'", "12")
+    s.bash("go test ./... -v 2>&1 | grep -c 'PASS:'", "1000")
+    return [('go test ./... -v 2>&1 | grep -c "--- PASS"', "go test ./... -v 2>&1 | grep -c 'PASS:'")]
+
+
 def case_work_in_another_folder_is_not_the_fix(s):
     s.bash("cd /Users/alice/work/blog && git commit -m 'add notes'",
            error="Exit code 128\nfatal: not a git repository (or any of the parent directories): .git")
@@ -286,7 +296,7 @@ def test_what_each_case_learns_looks_right(tmp_path):
     fixes = {}
     for case in (case_the_decisive_step_is_kept, case_what_the_retry_changed, case_each_error_of_a_chain,
                  case_a_look_at_the_code_without_the_changes_is_no_fix, case_work_in_another_folder_is_not_the_fix,
-                 case_checks_probes_and_this_codes_own_logic):
+                 case_checks_probes_and_this_codes_own_logic, case_a_filters_own_error_and_the_filter_mended):
         session, _ = build(case)
         projects = tmp_path / case.__name__
         session.write(projects)
@@ -317,5 +327,8 @@ def test_what_each_case_learns_looks_right(tmp_path):
     assert "commands" not in store and len(store["edits"]) == 1
     built = next(f for h, (f, _) in fixes.items() if "TS2304" in h)
     assert "commands" not in built and built["edits"][0]["after"] == "bar"
+    # the filter that failed, as the retry ran it
+    grep = next(f for h, (f, _) in fixes.items() if h.startswith("grep: unrecognized option"))
+    assert grep["changed"] == ["grep -c PASS:"]
     repo = fixes["fatal: not a git repository (or any of the parent directories): .git"][0]
     assert repo["commands"] == ["cd ~/work/blog && git init"] and "changed" not in repo

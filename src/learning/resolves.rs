@@ -436,22 +436,7 @@ fn failed_command(line: &str, error: &str, headline: &str) -> Option<Command> {
     }
     // the program whose own prefix starts the identifying line (a warning
     // another program printed before is not what failed)
-    let prefix = {
-        let mut rest = headline.trim_start();
-        // (a shell's own prefix first: `bash: line 1: cd: x: No such …`)
-        while let Some((head, tail)) = rest.split_once(": ") {
-            let shell = ["bash", "sh", "zsh", "/bin/bash", "/usr/bin/bash", "/bin/sh", "/bin/zsh"].contains(&head)
-                || head.strip_prefix("line ").is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
-            if !shell {
-                break;
-            }
-            rest = tail;
-        }
-        rest.split_once(": ")
-            .map(|(head, _)| head)
-            .filter(|head| !head.is_empty() && !head.contains(char::is_whitespace))
-            .map(command::program_name)
-    };
+    let prefix = headline_program(headline);
     let quoted = |word: &str| word.chars().count() >= 4 && names_whole(error, word);
     // (an option's name and its value: `-b feat/x`, `--target=y`)
     let names = |c: &Command| c.arguments.iter().chain(&c.options).any(|w| w.split([' ', '=']).any(quoted));
@@ -474,6 +459,64 @@ fn failed_command(line: &str, error: &str, headline: &str) -> Option<Command> {
         Some(program) if commands.iter().any(|c| c.program == program) => pick(&|c| c.program == program),
         _ => pick(&names),
     }
+}
+
+/// The program whose own prefix starts an error's identifying line
+/// (`grep: …`, `cat: illegal option -- A`), past a shell's own
+/// (`bash: line 1: cd: x: No such …` is `cd`'s).
+fn headline_program(headline: &str) -> Option<String> {
+    let mut rest = headline.trim_start();
+    while let Some((head, tail)) = rest.split_once(": ") {
+        let shell = ["bash", "sh", "zsh", "/bin/bash", "/usr/bin/bash", "/bin/sh", "/bin/zsh"].contains(&head)
+            || head.strip_prefix("line ").is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+        if !shell {
+            break;
+        }
+        rest = tail;
+    }
+    rest.split_once(": ")
+        .map(|(head, _)| head)
+        .filter(|head| !head.is_empty() && !head.contains(char::is_whitespace))
+        .map(command::program_name)
+}
+
+/// A filter's own error (a pattern `grep` cannot read, an option BSD
+/// `cat` lacks): the command that failed read the output of those before
+/// it in its pipeline, and it is what the error names. The same pipeline
+/// (the same commands before it) with that filter mended, or another one
+/// in its place, that ran to the end resolves it: the line's exit status
+/// is the filter's (it is the pipeline's last), or it is followed only by
+/// viewers (`od -c | head`), whose output then has to show no error.
+/// Gives the retry's filter as it ran (with what it replaced, when it is
+/// another program), and whether viewers followed it.
+fn mended_filter(e: &Step, s: &Step) -> Option<(String, bool)> {
+    if e.tool() != "Bash" || s.tool() != "Bash" {
+        return None;
+    }
+    let program = headline_program(e.headline.as_deref()?)?;
+    let (upstream, failed) = command::pipelines(e.line()?).into_iter().find_map(|p| {
+        let at = p.iter().position(|c| c.program == program).filter(|at| *at > 0)?;
+        Some((p[..at].to_vec(), p[at].clone()))
+    })?;
+    let same = |a: &Command, b: &Command| {
+        a.subject == b.subject && a.options == b.options && a.arguments == b.arguments && a.prefix == b.prefix
+    };
+    command::status_pipelines(s.line()?).into_iter().find_map(|p| {
+        if p.len() <= upstream.len() || !p.iter().zip(&upstream).all(|(a, b)| same(a, b)) {
+            return None;
+        }
+        let (filter, after) = (&p[upstream.len()], &p[upstream.len() + 1..]);
+        if same(filter, &failed) || !after.iter().all(|c| command::is_viewer(&c.program)) {
+            return None;
+        }
+        let ran = command::words_of(filter);
+        let change = if filter.program == failed.program {
+            ran
+        } else {
+            format!("{ran} instead of {}", command::words_of(&failed))
+        };
+        Some((change, !after.is_empty()))
+    })
 }
 
 /// Whether `text` names `word` whole (`names_whole`), or a path in the
@@ -733,13 +776,15 @@ fn proven_by(s: &Step, output: Option<&str>) -> Vec<Command> {
 }
 
 /// How success `s` is related to error `e`, if it is; `between` are the
-/// steps in between, `proven` what `s` proves ran well (`proven_by`).
+/// steps in between, `proven` what `s` proves ran well (`proven_by`),
+/// `output` what it printed, when known.
 fn relation<'p>(
     e: &Step,
     s: &Step,
     before: &[Step],
     between: &[Step],
     proven: &dyn Fn() -> &'p [Command],
+    output: Option<&str>,
 ) -> Option<Relation> {
     if !e.is_error || s.is_error || e.tool.is_none() {
         return None;
@@ -824,6 +869,16 @@ fn relation<'p>(
                     || unwrapped.as_ref().is_some_and(|inner| same(inner, sc))
                     || command::without_front(sc).is_some_and(|inner| same(ec, &inner))
                 {
+                    return Some(Relation::SameOperation);
+                }
+            }
+            // a filter's own error, and the filter mended (what viewers
+            // after it showed has to show no error)
+            if let Some((_, viewed)) = mended_filter(e, s) {
+                let shows_no_error = || {
+                    output.is_some_and(|o| !o.trim().is_empty() && !crate::text::signature::signature(o).identified)
+                };
+                if !viewed || shows_no_error() {
                     return Some(Relation::SameOperation);
                 }
             }
@@ -988,6 +1043,12 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
     } else if e.target != s.target && s.target.is_some() && e.tool() == s.tool() {
         changed.push(s.target.clone().unwrap_or_default());
     }
+    // the filter that failed, mended or replaced in the same pipeline
+    if let Some((filter, _)) = mended_filter(e, s) {
+        if !changed.contains(&filter) {
+            changed.push(filter);
+        }
+    }
     if s.sandbox_off && !e.sandbox_off {
         changed.push("dangerouslyDisableSandbox".to_owned());
     }
@@ -1031,13 +1092,7 @@ fn work_in_front(e: &Step, s: &Step, retried: &Command) -> Vec<String> {
             (sets_up || !command::TRIVIAL.contains(&c.program.as_str()) && !c.inspection && !command::only_checks(c))
                 && !before_failed.iter().any(|f| same(f, c))
         })
-        .map(|c| {
-            let words = std::iter::once(c.invoked.as_str())
-                .chain(c.subject.split_whitespace().skip(1))
-                .chain(c.options.iter().map(String::as_str))
-                .chain(c.arguments.iter().map(String::as_str));
-            c.prefix.iter().map(String::as_str).chain(words).collect::<Vec<_>>().join(" ")
-        })
+        .map(command::words_of)
         .collect()
 }
 
@@ -1258,7 +1313,7 @@ pub fn resolutions_with(
         if !within_horizon(stream, at, current) {
             continue;
         }
-        let Some(relation) = relation(error, success, &stream[..at], &stream[at + 1..current], &proven) else {
+        let Some(relation) = relation(error, success, &stream[..at], &stream[at + 1..current], &proven, output) else {
             continue;
         };
         // the retry printed the same error again: its exit status hid it
@@ -1822,6 +1877,40 @@ mod tests {
         assert!(resolutions(&stream, Some(masked), |_| true).is_empty());
         let passed = "Analyzing...\nNo issues found!";
         assert_eq!(resolutions(&stream, Some(passed), |_| true).len(), 1);
+    }
+
+    #[test]
+    fn a_filters_own_error_is_resolved_by_the_same_pipeline_with_the_filter_mended() {
+        let failed = |id, line: &str, raw: &str| {
+            let mut e = error(id, "Bash", line, raw);
+            e.headline = raw.lines().find(|l| l.contains(": ")).map(str::to_owned);
+            e
+        };
+        let tests = "cd src && go test ./... -v 2>&1";
+        let pattern = failed(1, &format!("{tests} | grep -c \"--- PASS\""), "Exit code 2\ngrep: unrecognized option `--- PASS'");
+        // the same pipeline, its grep mended: the line's status is grep's
+        let found = resolutions(&[pattern.clone(), bash(2, &format!("{tests} | grep -c 'PASS:'"))], Some("1000"), |_| true);
+        assert_eq!(found.len(), 1);
+        assert!(!found[0].weak);
+        assert_eq!(found[0].changed, json!(["grep -c PASS:"]).to_string());
+        // another program in the filter's place, its output shown by a viewer
+        let option = failed(1, "sed -n '3,4p' a.tsx | cat -A", "Exit code 1\ncat: illegal option -- A\nusage: cat [-belnstuv]");
+        let shown = "0000000  \\t  x\n";
+        let found = resolutions(&[option.clone(), bash(2, "sed -n '3,4p' a.tsx | od -c | head -40")], Some(shown), |_| true);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].changed, json!(["od -c instead of cat -A"]).to_string());
+        // ... but not when what the viewer showed is an error, nor when
+        // nothing was shown
+        let broken = "od: illegal option -- c\nusage: od [-aBbcDdeFfHhIiLlOosvXx]";
+        assert!(resolutions(&[option.clone(), bash(2, "sed -n '3,4p' a.tsx | od -c | head -40")], Some(broken), |_| true).is_empty());
+        assert!(resolutions(&[option.clone(), bash(2, "sed -n '3,4p' a.tsx | od -c | head -40")], None, |_| true).is_empty());
+        // another pipeline feeding the filter is another operation
+        assert!(resolutions(&[pattern.clone(), bash(2, "cd src && go test ./pkg/... 2>&1 | grep -c PASS:")], Some("3"), |_| true).is_empty());
+        // a fallback could have hidden the filter's failure
+        assert!(resolutions(&[pattern.clone(), bash(2, &format!("{tests} | grep -c PASS: || true"))], Some("0"), |_| true).is_empty());
+        // an error of the command feeding it is not the filter's
+        let feeding = failed(1, &format!("{tests} | grep -c PASS"), "Exit code 1\ngo: cannot find main module");
+        assert!(resolutions(&[feeding, bash(2, &format!("{tests} | grep -c PASS:"))], Some("0"), |_| true).is_empty());
     }
 
     #[test]

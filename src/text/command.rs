@@ -319,6 +319,57 @@ pub fn analyse_shown(line: &str) -> Vec<Command> {
     out
 }
 
+/// Each pipeline of a line, as its commands in order (a command alone is
+/// a pipeline of one), whatever joins the pipelines.
+pub fn pipelines(line: &str) -> Vec<Vec<Command>> {
+    split_pipelines(&lex(line))
+}
+
+/// The pipelines whose last command's exit status the line's proves:
+/// those of its last list item (after the last `;` or newline), joined by
+/// `&&`; none when a `||` could have stood in for a failure.
+pub fn status_pipelines(line: &str) -> Vec<Vec<Command>> {
+    let lexed = lex(line);
+    let mut start = 0;
+    for (i, (_, joint)) in lexed.iter().enumerate() {
+        if *joint == Joint::Then && lexed[i + 1..].iter().any(|(w, _)| !w.is_empty()) {
+            start = i + 1;
+        }
+    }
+    let item = &lexed[start..];
+    if item.iter().any(|(_, joint)| *joint == Joint::Or) {
+        return Vec::new();
+    }
+    split_pipelines(item)
+}
+
+fn split_pipelines(lexed: &[(Vec<String>, Joint)]) -> Vec<Vec<Command>> {
+    let mut out = Vec::new();
+    let mut pipeline = Vec::new();
+    for (words, joint) in lexed {
+        pipeline.extend(read_command(words));
+        if *joint != Joint::Pipe && !pipeline.is_empty() {
+            out.push(std::mem::take(&mut pipeline));
+        }
+    }
+    out
+}
+
+/// Whether `program` shows what reaches it, line for line (`VIEWERS`).
+pub fn is_viewer(program: &str) -> bool {
+    VIEWERS.contains(&program)
+}
+
+/// A command as its words: what comes before the program, the program as
+/// invoked, its subcommand, options, then arguments (quotes are gone).
+pub fn words_of(c: &Command) -> String {
+    let words = std::iter::once(c.invoked.as_str())
+        .chain(c.subject.split_whitespace().skip(1))
+        .chain(c.options.iter().map(String::as_str))
+        .chain(c.arguments.iter().map(String::as_str));
+    c.prefix.iter().map(String::as_str).chain(words).collect::<Vec<_>>().join(" ")
+}
+
 /// The same command without an unknown program in front of a known tool:
 /// `rtk bun run test` → `bun run test`, `mytool git push` → `git push`.
 /// A program that only looks (`which pytest`, `file app.py`) runs nothing.
