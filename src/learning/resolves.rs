@@ -494,7 +494,9 @@ fn mended_filter(e: &Step, s: &Step) -> Option<(String, bool)> {
         return None;
     }
     let program = headline_program(e.headline.as_deref()?)?;
-    let (upstream, failed) = command::pipelines(e.line()?).into_iter().find_map(|p| {
+    // (most failed lines have no pipe into that program: read none of those)
+    let failed_line = e.line().filter(|l| l.contains('|') && l.contains(program.as_str()))?;
+    let (upstream, failed) = command::pipelines(failed_line).into_iter().find_map(|p| {
         let at = p.iter().position(|c| c.program == program).filter(|at| *at > 0)?;
         Some((p[..at].to_vec(), p[at].clone()))
     })?;
