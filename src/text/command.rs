@@ -329,7 +329,13 @@ pub fn pipelines(line: &str) -> Vec<Vec<Command>> {
 /// those of its last list item (after the last `;` or newline), joined by
 /// `&&`; none when a `||` could have stood in for a failure.
 pub fn status_pipelines(line: &str) -> Vec<Vec<Command>> {
-    let lexed = lex(line);
+    last_item(&lex(line)).map(split_pipelines).unwrap_or_default()
+}
+
+/// A lexed line's last list item: after the last `;` or newline that has
+/// something after it; none when a `||` in it could have stood in for a
+/// failure (`cmd || true`), so that its exit status proves nothing.
+fn last_item(lexed: &[(Vec<String>, Joint)]) -> Option<&[(Vec<String>, Joint)]> {
     let mut start = 0;
     for (i, (_, joint)) in lexed.iter().enumerate() {
         if *joint == Joint::Then && lexed[i + 1..].iter().any(|(w, _)| !w.is_empty()) {
@@ -337,10 +343,7 @@ pub fn status_pipelines(line: &str) -> Vec<Vec<Command>> {
         }
     }
     let item = &lexed[start..];
-    if item.iter().any(|(_, joint)| *joint == Joint::Or) {
-        return Vec::new();
-    }
-    split_pipelines(item)
+    (!item.iter().any(|(_, joint)| *joint == Joint::Or)).then_some(item)
 }
 
 fn split_pipelines(lexed: &[(Vec<String>, Joint)]) -> Vec<Vec<Command>> {
@@ -444,17 +447,9 @@ const PASSIVE_FILTERS: &[&str] = &[
 /// for a failure (`cmd || true`).
 fn proven_commands(line: &str) -> Vec<Vec<String>> {
     let lexed = lex(line);
-    // the last list item: after the last `;`/newline that has something after it
-    let mut start = 0;
-    for (i, (_, joint)) in lexed.iter().enumerate() {
-        if *joint == Joint::Then && lexed[i + 1..].iter().any(|(w, _)| !w.is_empty()) {
-            start = i + 1;
-        }
-    }
-    let item = &lexed[start..];
-    if item.iter().any(|(_, joint)| *joint == Joint::Or) {
+    let Some(item) = last_item(&lexed) else {
         return Vec::new();
-    }
+    };
     let mut proven = Vec::new();
     let mut pipeline: Vec<&Vec<String>> = Vec::new();
     for (words, joint) in item {
