@@ -496,10 +496,17 @@ fn mended_filter(e: &Step, s: &Step) -> Option<(String, bool)> {
     let program = headline_program(e.headline.as_deref()?)?;
     // (most failed lines have no pipe into that program: read none of those)
     let failed_line = e.line().filter(|l| l.contains('|') && l.contains(program.as_str()))?;
-    let (upstream, failed) = command::pipelines(failed_line).into_iter().find_map(|p| {
-        let at = p.iter().position(|c| c.program == program).filter(|at| *at > 0)?;
-        Some((p[..at].to_vec(), p[at].clone()))
-    })?;
+    // (the one filter of that program: of two, the error does not say which)
+    let mut filters = command::pipelines(failed_line).into_iter().flat_map(|p| {
+        (1..p.len())
+            .filter(|at| p[*at].program == program)
+            .map(|at| (p[..at].to_vec(), p[at].clone()))
+            .collect::<Vec<_>>()
+    });
+    let (upstream, failed) = filters.next()?;
+    if filters.next().is_some() {
+        return None;
+    }
     let same = |a: &Command, b: &Command| {
         a.subject == b.subject && a.options == b.options && a.arguments == b.arguments && a.prefix == b.prefix
     };
@@ -1910,6 +1917,9 @@ mod tests {
         assert!(resolutions(&[pattern.clone(), bash(2, "cd src && go test ./pkg/... 2>&1 | grep -c PASS:")], Some("3"), |_| true).is_empty());
         // a fallback could have hidden the filter's failure
         assert!(resolutions(&[pattern.clone(), bash(2, &format!("{tests} | grep -c PASS: || true"))], Some("0"), |_| true).is_empty());
+        // of two filters of that program, the error does not say which failed
+        let two = failed(1, &format!("{tests} | grep -v skip | grep -c \"--- PASS\""), "Exit code 2\ngrep: unrecognized option `--- PASS'");
+        assert!(resolutions(&[two, bash(2, &format!("{tests} | grep -v skip | grep -c PASS:"))], Some("7"), |_| true).is_empty());
         // an error of the command feeding it is not the filter's
         let feeding = failed(1, &format!("{tests} | grep -c PASS"), "Exit code 1\ngo: cannot find main module");
         assert!(resolutions(&[feeding, bash(2, &format!("{tests} | grep -c PASS:"))], Some("0"), |_| true).is_empty());
