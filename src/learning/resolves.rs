@@ -18,6 +18,9 @@
 //! - for file tools, the same file (an Edit, Write or NotebookEdit of it
 //!   for an error of any of them, a Read for a Read's);
 //! - for other tools, the same tool on the same target (pattern, URL …);
+//! - for a filter's own error (`… | grep -c "--- PASS"`: `grep:
+//!   unrecognized option`), the same pipeline with that filter mended or
+//!   replaced, run to the end (`mended_filter`);
 //!
 //! or when it is a documented substitute (`cross_tool_resolution`): the
 //! search a failed Grep or Glob wanted, done with Bash (`grep`, `rg`,
