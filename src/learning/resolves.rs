@@ -484,51 +484,59 @@ fn headline_program(headline: &str) -> Option<String> {
 }
 
 /// A filter's own error (a pattern `grep` cannot read, an option BSD
-/// `cat` lacks): the command that failed read the output of those before
-/// it in its pipeline, and it is what the error names. The same pipeline
-/// (the same commands before it) with that filter mended, or another one
-/// in its place, that ran to the end resolves it: the line's exit status
-/// is the filter's (it is the pipeline's last), or it is followed only by
-/// viewers (`od -c | head`), whose output then has to show no error.
-/// Gives the retry's filter as it ran (with what it replaced, when it is
-/// another program), and whether viewers followed it.
-fn mended_filter(e: &Step, s: &Step) -> Option<(String, bool)> {
-    if e.tool() != "Bash" || s.tool() != "Bash" {
+/// `cat` lacks): the program that starts the error's identifying line is
+/// one that read the output of the commands before it in its pipeline.
+/// Gives those commands and the filter, when the failed line runs that
+/// program once (of two, the error does not say which failed).
+fn failed_filter(e: &Step) -> Option<(Vec<Command>, Command)> {
+    if e.tool() != "Bash" {
         return None;
     }
     let program = headline_program(e.headline.as_deref()?)?;
     // (most failed lines have no pipe into that program: read none of those)
-    let failed_line = e.line().filter(|l| l.contains('|') && l.contains(program.as_str()))?;
-    // (the one filter of that program: of two, the error does not say which)
-    let mut filters = command::pipelines(failed_line).into_iter().flat_map(|p| {
-        (1..p.len())
-            .filter(|at| p[*at].program == program)
-            .map(|at| (p[..at].to_vec(), p[at].clone()))
-            .collect::<Vec<_>>()
-    });
-    let (upstream, failed) = filters.next()?;
-    if filters.next().is_some() {
-        return None;
-    }
+    let line = e.line().filter(|l| l.contains('|') && l.contains(program.as_str()))?;
+    let pipelines = command::pipelines(line);
+    let mut runs = pipelines.iter().flat_map(|p| p.iter().enumerate().filter(|(_, c)| c.program == program).map(move |(at, _)| (p, at)));
+    let (pipeline, at) = runs.next().filter(|(_, at)| *at > 0)?;
+    runs.next().is_none().then(|| (pipeline[..at].to_vec(), pipeline[at].clone()))
+}
+
+/// The pipeline of success `s` that feeds what fed the failed filter
+/// (the same commands before it), when the line's exit status is that
+/// pipeline's.
+fn same_feed<'a>(upstream: &[Command], pipelines: &'a [Vec<Command>]) -> Option<&'a Vec<Command>> {
     let same = |a: &Command, b: &Command| {
         a.subject == b.subject && a.options == b.options && a.arguments == b.arguments && a.prefix == b.prefix
     };
-    command::status_pipelines(s.line()?).into_iter().find_map(|p| {
-        if p.len() <= upstream.len() || !p.iter().zip(&upstream).all(|(a, b)| same(a, b)) {
-            return None;
-        }
-        let (filter, after) = (&p[upstream.len()], &p[upstream.len() + 1..]);
-        if same(filter, &failed) || !after.iter().all(|c| command::is_viewer(&c.program)) {
-            return None;
-        }
-        let ran = command::words_of(filter);
-        let change = if filter.program == failed.program {
-            ran
-        } else {
-            format!("{ran} instead of {}", command::words_of(&failed))
-        };
-        Some((change, !after.is_empty()))
-    })
+    pipelines
+        .iter()
+        .find(|p| p.len() > upstream.len() && p.iter().zip(upstream).all(|(a, b)| same(a, b)))
+}
+
+/// The failed filter mended, or another program that filters in its place
+/// (not a viewer, which only shows what the filter was to pick), in the
+/// same pipeline of success `s`, that ran to the end: the line's exit
+/// status is the filter's (it is the pipeline's last), or only viewers
+/// follow it (`od -c | head`), whose output then has to show no error.
+/// Gives the retry's filter as it ran (with what it replaced, when it is
+/// another program), and whether viewers followed it.
+fn mended_filter(e: &Step, s: &Step) -> Option<(String, bool)> {
+    let (upstream, failed) = failed_filter(e)?;
+    let pipelines = command::status_pipelines(s.line().filter(|_| s.tool() == "Bash")?);
+    let p = same_feed(&upstream, &pipelines)?;
+    let (filter, after) = (&p[upstream.len()], &p[upstream.len() + 1..]);
+    let changed = filter.program != failed.program
+        || (&filter.options, &filter.arguments) != (&failed.options, &failed.arguments);
+    if !changed || command::is_viewer(&filter.program) || !after.iter().all(|c| command::is_viewer(&c.program)) {
+        return None;
+    }
+    let ran = command::words_of(filter);
+    let change = if filter.program == failed.program {
+        ran
+    } else {
+        format!("{ran} instead of {}", command::words_of(&failed))
+    };
+    Some((change, !after.is_empty()))
 }
 
 /// Whether `text` names `word` whole (`names_whole`), or a path in the
@@ -823,6 +831,19 @@ fn relation<'p>(
                 }
             }
             s.line()?;
+            // a filter's own error, and the filter mended in the same
+            // pipeline: what viewers after it showed has to show no error,
+            // and it answers only as the first success of what fed the
+            // filter (a later one is a look for something else). A retry
+            // that left the filter as it was is judged as any other.
+            if let (Some((upstream, _)), Some((_, viewed))) = (failed_filter(e), mended_filter(e, s)) {
+                let fed_before = between.iter().filter(|b| !b.is_error && b.tool() == "Bash").any(|b| {
+                    b.line().is_some_and(|l| same_feed(&upstream, &command::status_pipelines(l)).is_some())
+                });
+                let shows_no_error =
+                    || output.is_some_and(|o| !o.trim().is_empty() && !crate::text::signature::signature(o).identified);
+                return (!fed_before && (!viewed || shows_no_error())).then_some(Relation::SameOperation);
+            }
             let successes = proven();
             // what the error named of the failed command's arguments: a retry
             // may leave those out (`git add a b dist` failed on the ignored
@@ -881,16 +902,6 @@ fn relation<'p>(
                     || unwrapped.as_ref().is_some_and(|inner| same(inner, sc))
                     || command::without_front(sc).is_some_and(|inner| same(ec, &inner))
                 {
-                    return Some(Relation::SameOperation);
-                }
-            }
-            // a filter's own error, and the filter mended (what viewers
-            // after it showed has to show no error)
-            if let Some((_, viewed)) = mended_filter(e, s) {
-                let shows_no_error = || {
-                    output.is_some_and(|o| !o.trim().is_empty() && !crate::text::signature::signature(o).identified)
-                };
-                if !viewed || shows_no_error() {
                     return Some(Relation::SameOperation);
                 }
             }
@@ -994,7 +1005,11 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
     let mut changed = Vec::new();
     let tail = |word: &str| word.rsplit(['/', '\\']).next().unwrap_or(word).to_owned();
     let shell_success = s.tool() == "Bash" && s.line().is_some();
-    if let Some(ec) = e.command().filter(|_| shell_success) {
+    // a filter's own error: the filter as the retry ran it (what fed it
+    // is the same, see `relation`)
+    if let Some((filter, _)) = mended_filter(e, s) {
+        changed.push(filter);
+    } else if let Some(ec) = e.command().filter(|_| shell_success) {
         let successes = s.chain();
         let front_dropped = command::without_front(ec);
         // the command of the success that is the retry, and the failed one as compared
@@ -1054,12 +1069,6 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
         }
     } else if e.target != s.target && s.target.is_some() && e.tool() == s.tool() {
         changed.push(s.target.clone().unwrap_or_default());
-    }
-    // the filter that failed, mended or replaced in the same pipeline
-    if let Some((filter, _)) = mended_filter(e, s) {
-        if !changed.contains(&filter) {
-            changed.push(filter);
-        }
     }
     if s.sandbox_off && !e.sandbox_off {
         changed.push("dangerouslyDisableSandbox".to_owned());
@@ -1920,9 +1929,28 @@ mod tests {
         assert!(resolutions(&[pattern.clone(), bash(2, "cd src && go test ./pkg/... 2>&1 | grep -c PASS:")], Some("3"), |_| true).is_empty());
         // a fallback could have hidden the filter's failure
         assert!(resolutions(&[pattern.clone(), bash(2, &format!("{tests} | grep -c PASS: || true"))], Some("0"), |_| true).is_empty());
-        // of two filters of that program, the error does not say which failed
+        // of two filters of that program, the error does not say which
+        // failed (a retry that changed the first is no answer), nor when
+        // the program also ran first (`grep -rn x src | grep -v test`)
         let two = failed(1, &format!("{tests} | grep -v skip | grep -c \"--- PASS\""), "Exit code 2\ngrep: unrecognized option `--- PASS'");
-        assert!(resolutions(&[two, bash(2, &format!("{tests} | grep -v skip | grep -c PASS:"))], Some("7"), |_| true).is_empty());
+        assert!(resolutions(&[two, bash(2, &format!("{tests} | grep -v skipped"))], Some("ok  \tpkg\t0.1s"), |_| true).is_empty());
+        let first = failed(1, "grep -rn 'foo(' src | grep -v test", "Exit code 2\ngrep: parentheses not balanced");
+        assert!(resolutions(&[first, bash(2, "grep -rn 'foo(' src | wc -l")], Some("0"), |_| true).is_empty());
+        // a command after the filter that is not a viewer hides its status
+        assert!(resolutions(&[pattern.clone(), bash(2, &format!("{tests} | grep PASS: | wc -l"))], Some("12"), |_| true).is_empty());
+        // a viewer in the filter's place gives the filter up, it does not
+        // mend it: what fed it ran again, with nothing changed (weak)
+        let viewed = resolutions(&[pattern.clone(), bash(2, &format!("{tests} | tail -5"))], Some("ok  \tpkg\t0.1s"), |_| true);
+        assert!(viewed.iter().all(|r| r.weak && r.changed == "[]"));
+        // nor does a line run in the background, or one whose status `!` turns
+        assert!(resolutions(&[pattern.clone(), bash(2, &format!("{tests} | grep -c PASS: &"))], Some("[1] 4242"), |_| true).is_empty());
+        assert!(resolutions(&[pattern.clone(), bash(2, &format!("! {tests} | grep -c PASS:"))], Some("0"), |_| true).is_empty());
+        // the first success of what fed the filter answers; a later one of
+        // another filter looks for something else
+        let node = failed(1, "ps aux | grep -E 'node('", "Exit code 2\ngrep: parentheses not balanced");
+        let stream = [node.clone(), bash(2, "ps aux | grep -E 'node\\('"), bash(3, "ps aux | grep python")];
+        assert!(resolutions(&stream, Some("u 1 python app.py"), |_| true).is_empty());
+        assert_eq!(resolutions(&stream[..2], Some("u 2 node app.js"), |_| true).len(), 1);
         // an error of the command feeding it is not the filter's
         let feeding = failed(1, &format!("{tests} | grep -c PASS"), "Exit code 1\ngo: cannot find main module");
         assert!(resolutions(&[feeding, bash(2, &format!("{tests} | grep -c PASS:"))], Some("0"), |_| true).is_empty());

@@ -332,18 +332,23 @@ pub fn status_pipelines(line: &str) -> Vec<Vec<Command>> {
     last_item(&lex(line)).map(split_pipelines).unwrap_or_default()
 }
 
-/// A lexed line's last list item: after the last `;` or newline that has
-/// something after it; none when a `||` in it could have stood in for a
-/// failure (`cmd || true`), so that its exit status proves nothing.
+/// A lexed line's last list item: after the last `;`, `&` or newline that
+/// has something after it. None when its exit status is not the line's
+/// or proves nothing: a `||` in it could have stood in for a failure
+/// (`cmd || true`), `!` turns a failure into success, or it ran in the
+/// background (`cmd &`: the shell says 0 at once).
 fn last_item(lexed: &[(Vec<String>, Joint)]) -> Option<&[(Vec<String>, Joint)]> {
     let mut start = 0;
     for (i, (_, joint)) in lexed.iter().enumerate() {
-        if *joint == Joint::Then && lexed[i + 1..].iter().any(|(w, _)| !w.is_empty()) {
+        if matches!(joint, Joint::Then | Joint::Background) && lexed[i + 1..].iter().any(|(w, _)| !w.is_empty()) {
             start = i + 1;
         }
     }
     let item = &lexed[start..];
-    (!item.iter().any(|(_, joint)| *joint == Joint::Or)).then_some(item)
+    let backgrounded = item.iter().rev().find(|(w, _)| !w.is_empty()).is_some_and(|(_, j)| *j == Joint::Background);
+    let negated = item.iter().any(|(w, _)| w.first().is_some_and(|w| w == "!"));
+    let fallback = item.iter().any(|(_, joint)| *joint == Joint::Or);
+    (!backgrounded && !negated && !fallback).then_some(item)
 }
 
 fn split_pipelines(lexed: &[(Vec<String>, Joint)]) -> Vec<Vec<Command>> {
@@ -417,8 +422,11 @@ pub fn analyse(line: &str) -> Option<Command> {
 enum Joint {
     /// `&&`: the next one runs if this one succeeded.
     And,
-    /// `;`, `&`, a newline, the end: the next one runs anyway.
+    /// `;`, a newline, the end: the next one runs anyway.
     Then,
+    /// `&`: this one runs in the background (its status is not the
+    /// line's: the shell's is 0), the next one runs at once.
+    Background,
     /// `||`: the next one is a fallback.
     Or,
     /// `|`: the next one reads this one's output.
@@ -499,7 +507,7 @@ fn simple_commands(line: &str) -> Vec<Vec<String>> {
                 }
                 skipping_fallback = true;
             }
-            Joint::And | Joint::Then => {
+            Joint::And | Joint::Then | Joint::Background => {
                 if !skipping_fallback {
                     out.extend(main_of_pipeline(std::mem::take(&mut pipeline)));
                 }
@@ -671,7 +679,7 @@ fn lex(line: &str) -> Vec<(Vec<String>, Joint)> {
                 redirect_target = Target::Output;
             }
             '&' => {
-                end_command!(Joint::Then);
+                end_command!(Joint::Background);
                 i += 1;
             }
             '|' if i + 1 < n && chars[i + 1] == '|' => {
