@@ -149,7 +149,7 @@ def replay_source(source, truth, work):
         # the problems errkb holds an advisable fix of, learned from an
         # earlier session: a silence on one of them is the search's miss,
         # on any other a fix not learned
-        learned = learned_problems(db, truth) if db.exists() else set()
+        fixes_held = learned_problems(db, truth) if db.exists() else set()
         for ts, session, cwd, agent, tid, tool, tool_input, error in sorted(
                 (f for path in files for f in failures(path)), key=lambda f: f[0]):
             label = truth.get(tid)
@@ -174,7 +174,7 @@ def replay_source(source, truth, work):
                         (f"replay-{tid}",)).fetchone()
                 told = row[0] if row else "?"
             outcomes.append({"error": tid, "label": label, "spoke": bool(out.strip()), "told": told, "session": n,
-                             "learned_before": label.get("problem") in learned,
+                             "learned_before": label.get("problem") in fixes_held,
                              "text": json.loads(out)["hookSpecificOutput"]["additionalContext"] if out.strip() else ""})
         # (errkb learn reads transcripts as Claude Code writes them: unpacked)
         unpacked = []
@@ -196,13 +196,17 @@ def replay_source(source, truth, work):
 
 
 def learned_problems(db, truth):
-    """The problems (labels') of the errors the knowledge base holds a fix
-    of that may be advised: learned, not weak."""
+    """The problems of the errors the knowledge base holds a fix of that
+    may be advised (learned, not weak) and that the labels call fixed,
+    usefully: the same test as for "fixed before" (`evaluate`), so that a
+    wrong or useless fix learned does not count as knowledge the search
+    missed."""
     with sqlite3.connect(db) as conn:
         errors = conn.execute("SELECT e.data ->> '$.toolUseId' FROM learned_errors AS l "
                               "JOIN events AS e ON e.id = l.event_id JOIN fixes AS f ON f.id = l.fix_id "
                               "WHERE NOT f.weak").fetchall()
-    return {truth[tid]["problem"] for (tid,) in errors if truth.get(tid, {}).get("problem")}
+    labels = [truth.get(tid) or {} for (tid,) in errors]
+    return {l["problem"] for l in labels if l.get("problem") and l.get("fixed") == "yes" and l.get("useful")}
 
 
 def judge(outcome, truth, fixed_before):
