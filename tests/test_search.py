@@ -149,8 +149,9 @@ def test_stage_queries_are_index_searches_not_scans(kb):
              and not re.search(r"VIRTUAL TABLE INDEX [1-9]", step) and "json_each" not in step
              # (tellable's co-routine of one error's fixes, and what this
              # agent was told and applied in this session: read once
-             # through the session's index, then scanned for each fix)
-             and step not in ("SCAN fix", "SCAN told", "SCAN applied")]
+             # through the session's index, then scanned for each fix;
+             # the session's learned errors, read once, for applied)
+             and step not in ("SCAN fix", "SCAN told", "SCAN applied", "SCAN learned_here")]
     assert not scans, steps
     # a crowded prefix is read in the index's order and stops early: no sort
     assert not [step for step in prefix if "TEMP B-TREE" in step], prefix

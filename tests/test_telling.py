@@ -162,6 +162,8 @@ def test_a_fix_the_agent_applied_itself_is_not_told_back(home, tmp_path):
     assert send(home, "PreToolUse", "s", shop, "Bash", {"command": "python3 app.py"}) is None
     assert fail(home, "s", shop, "python3 app.py", error, use="again") is None
     assert told(home, "s") == []
+    # a subagent of the session did not apply it: it is told
+    assert "pip install pyyaml" in fail(home, "s", shop, "python3 app.py", error, agent="sub", use="sub")
     # another session is told it
     assert "pip install pyyaml" in fail(home, "t", shop, "python3 app.py", error)
 
