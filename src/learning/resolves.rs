@@ -227,13 +227,14 @@ fn escapes_a_surrogate(data: &str) -> bool {
 }
 
 /// A step's analyses (see `Step::command`, `chain`, `stash_moves`,
-/// `missing_program`), each made when first asked for.
+/// `missing_program`, `folder`), each made when first asked for.
 #[derive(Debug, Default)]
 struct Analyses {
     command: std::cell::OnceCell<Option<Command>>,
     chain: std::cell::OnceCell<Vec<Command>>,
     stash_moves: std::cell::OnceCell<Vec<bool>>,
     missing: std::cell::OnceCell<Option<String>>,
+    folder: std::cell::OnceCell<Option<String>>,
 }
 
 impl Step {
@@ -355,6 +356,19 @@ impl Step {
     /// The command line as it is read: a line stored cut (at LINE_CHARS,
     /// the hooks' limit) ends in a partial word, which is not a word of it
     /// (`--no-verify` cut to `--no-` is no option).
+    /// The folder a shell step's line says its main work ran in
+    /// (`command::working_directory`); none for other tools.
+    fn folder(&self) -> Option<&str> {
+        self.analyses
+            .folder
+            .get_or_init(|| {
+                (self.tool() == "Bash")
+                    .then(|| self.line().and_then(command::working_directory))
+                    .flatten()
+            })
+            .as_deref()
+    }
+
     fn line(&self) -> Option<&str> {
         let line = self.line.as_deref()?;
         let chars = line.chars().count();
@@ -822,15 +836,13 @@ fn relation<'p>(
             // retry in a folder that neither holds nor lies in the failed
             // one's (another repository, another package) is another
             // operation, however alike the commands
-            if let (Some(a), Some(b)) = (
-                command::working_directory(e.line()?),
-                command::working_directory(s.line()?),
-            ) {
-                if command::folders_apart(&a, &b) {
+            e.line()?;
+            s.line()?;
+            if let (Some(a), Some(b)) = (e.folder(), s.folder()) {
+                if command::folders_apart(a, b) {
                     return None;
                 }
             }
-            s.line()?;
             // a filter's own error, and the filter mended in the same
             // pipeline: what viewers after it showed has to show no error,
             // and it answers only as the first success of what fed the
@@ -1160,12 +1172,7 @@ fn own_logic(error: &Step) -> Option<OwnLogic> {
 
 /// Whether Bash steps `a` and `b` say they ran in folders apart.
 fn in_folder_apart(a: &Step, b: &Step) -> bool {
-    let folder = |s: &Step| {
-        (s.tool() == "Bash")
-            .then(|| s.line().and_then(command::working_directory))
-            .flatten()
-    };
-    matches!((folder(a), folder(b)), (Some(x), Some(y)) if command::folders_apart(&x, &y))
+    matches!((a.folder(), b.folder()), (Some(x), Some(y)) if command::folders_apart(x, y))
 }
 
 /// Whether an error is git's own (its failed command is git's).
