@@ -183,6 +183,24 @@ def case_a_filters_own_error_and_the_filter_mended(s):
     return [('go test ./... -v 2>&1 | grep -c "--- PASS"', "go test ./... -v 2>&1 | grep -c 'PASS:'")]
 
 
+def case_a_read_that_gave_nothing_is_no_retry(s):
+    # the file is too large to read whole; a Read past its end gives no
+    # content (Claude Code says so beside it): the Read that gave some is
+    # the retry that worked
+    log = f"{HOME_CWD}/out/agent.jsonl"
+    s.call("Read", {"file_path": log}, "File content (118163 tokens) exceeds maximum allowed tokens (25000). "
+           "Please use offset and limit parameters to read specific portions of the file.", True)
+    s.call("Read", {"file_path": log, "offset": 4000, "limit": 200},
+           "<system-reminder>Warning: the file exists but is shorter than the provided offset (4000). "
+           "The file has 75 lines.</system-reminder>",
+           tool_use_result={"type": "text", "file": {"filePath": log, "content": "", "numLines": 0,
+                                                     "startLine": 4000, "totalLines": 75}})
+    s.call("Read", {"file_path": log, "offset": 65, "limit": 10}, '65→{"type":"user"}',
+           tool_use_result={"type": "text", "file": {"filePath": log, "content": '{"type":"user"}', "numLines": 1,
+                                                     "startLine": 65, "totalLines": 75}})
+    return [(f"Read {log}", f"Read {log} (offset 65)")]
+
+
 def case_work_in_another_folder_is_not_the_fix(s):
     s.bash("cd /Users/alice/work/blog && git commit -m 'add notes'",
            error="Exit code 128\nfatal: not a git repository (or any of the parent directories): .git")
@@ -233,8 +251,12 @@ def payloads(session):
                     out.append(("PostToolUseFailure", {**payload, "hook_event_name": "PostToolUseFailure",
                                                        "error": text, "is_interrupt": False}))
                 else:
+                    # (the call's result as the client keeps it, which is
+                    # what it sends as tool_response)
+                    response = r.get("toolUseResult")
                     out.append(("PostToolUse", {**payload, "hook_event_name": "PostToolUse",
-                                                "tool_response": {"stdout": text}}))
+                                                "tool_response": response if isinstance(response, dict)
+                                                else {"stdout": text}}))
     return out
 
 
@@ -262,7 +284,8 @@ def described(session, tool_use_id):
             for block in (r.get("message") or {}).get("content") or []:
                 if isinstance(block, dict) and block.get("id") == tool_use_id:
                     i = block["input"]
-                    return i.get("command") or f"{block['name']} {i.get('file_path') or i.get('pattern')}"
+                    part = f" (offset {i['offset']})" if "offset" in i else ""
+                    return i.get("command") or f"{block['name']} {i.get('file_path') or i.get('pattern')}{part}"
     raise KeyError(tool_use_id)
 
 

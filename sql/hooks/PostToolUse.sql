@@ -4,7 +4,8 @@
 -- :stdin     Claude Code's payload: session_id, cwd, tool_name, tool_input, ...
 -- :file_content  a Read's file as read (the runner passes it on its own and
 --            leaves tool_response out of :stdin; the sqlite3 shell, which
---            has only :stdin, finds it there)
+--            has only :stdin, finds it there; errkb learn passes it only
+--            when it is empty: nothing else of it is used when importing)
 -- :output    a shell command's output (likewise passed on its own): a
 --            success that prints the error again fixed nothing
 -- :subagent  the agent an Agent (Task) call started (tool_response.agentId)
@@ -66,7 +67,11 @@ SELECT 1, 'tool_use', ts, session_id, path_basename(cwd), cwd,
            json_object('sandboxOff', CASE WHEN sandbox_off THEN json('true') END,
                        'background', CASE WHEN background THEN json('true') END, 'timeout', timeout))
          WHEN tool IN ('Edit', 'NotebookEdit') THEN json_object('file', redact_path(file_path), 'edit', json(edit))
-         WHEN tool = 'Read' THEN json_patch(json_object('file', redact_path(file_path)), json_object('target', target))
+         -- (a Read that gave no content, past the file's end, read nothing:
+         -- it is no retry that worked)
+         WHEN tool = 'Read' THEN json_patch(json_object('file', redact_path(file_path)), json_object('target', target,
+           'readNothing', CASE WHEN coalesce(:file_content, :stdin ->> '$.tool_response.file.content') = ''
+                               THEN json('true') END))
          WHEN tool = 'Write' THEN json_object('file', redact_path(file_path))
          WHEN tool IN ('Grep', 'Glob') THEN json_object('pattern', target)
          -- Agent; Task is its name in clients before 2.1. The agent it

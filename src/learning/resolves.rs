@@ -149,6 +149,9 @@ pub struct Step {
     pub edit: Option<Json>,
     /// An Agent (Task) call: the agent it started, whose steps are its.
     pub subagent: Option<String>,
+    /// A Read that gave no content (an offset past the file's end, an
+    /// empty file): it read nothing, so it shows no error gone.
+    pub read_nothing: bool,
     /// The agent whose step it is (`agentId`; none: the main thread).
     pub agent: Option<String>,
     /// The project folder (stored paths are relative to it in a fix).
@@ -195,6 +198,8 @@ struct EventData<'a> {
     edit: Option<&'a RawValue>,
     #[serde(borrow)]
     subagent: Option<&'a RawValue>,
+    #[serde(borrow)]
+    read_nothing: Option<&'a RawValue>,
     #[serde(borrow)]
     agent_id: Option<&'a RawValue>,
     #[serde(borrow)]
@@ -293,6 +298,7 @@ impl Step {
                 .filter(|e| e.get() != "null")
                 .and_then(|e| serde_json::from_str(e.get()).ok()),
             subagent: field(meta.subagent),
+            read_nothing: flag(field(meta.read_nothing)),
             agent: field(top.agent_id).filter(|a| !a.is_empty()),
             project,
             analyses: Default::default(),
@@ -938,7 +944,8 @@ fn relation<'p>(
                 }))
             .then_some(Relation::Substitute)
         }
-        ("Read", "Read") => same_file.then_some(Relation::SameOperation),
+        // (a Read that gave nothing, past the file's end, read none of it)
+        ("Read", "Read") => (same_file && !s.read_nothing).then_some(Relation::SameOperation),
         (e, s) if FILE_WRITERS.contains(&e) && FILE_WRITERS.contains(&s) => {
             same_file.then_some(Relation::SameOperation)
         }
@@ -1756,6 +1763,7 @@ mod tests {
                 .filter(|e| !e.is_null())
                 .cloned(),
             subagent: text(&["meta", "subagent"]),
+            read_nothing: flag(&["meta", "readNothing"]),
             agent: text(&["agentId"]).filter(|a| !a.is_empty()),
             project,
             analyses: Default::default(),
@@ -1771,6 +1779,7 @@ mod tests {
             r#"{"tool":"Glob","meta":{"pattern":"src/**/*.rs"},"background":1}"#,
             r#"{"tool":"Agent","meta":{"agentType":"x","subagent":"ab12","edit":null}}"#,
             r#"{"tool":"Read","meta":"not an object","target":"offset 1, limit 2"}"#,
+            r#"{"tool":"Read","meta":{"file":"/w/a.log","target":"offset 9, limit 1","readNothing":true}}"#,
             r#"{"tool":"Bash","tool":"Read","meta":{"file":"/a","file":"/b"}}"#,
             r#"{"tool":"Bash","meta":{"line":"x","line":"y"}}"#,
             r#"{"tool":12.50,"error":["a",{"b":1}],"meta":{"timeout":1e3}}"#,
@@ -2254,6 +2263,25 @@ mod tests {
             bash(3, "cd /w/src && go test ./... -v 2>&1 | tail -100"),
         ];
         assert!(resolutions(&own, Some("ok"), |_| true).is_empty());
+    }
+
+    #[test]
+    fn a_read_that_gave_nothing_resolves_nothing() {
+        let too_large = "File content (118163 tokens) exceeds maximum allowed tokens (25000). Please use offset and limit";
+        // a Read past the file's end gives no content: the next Read that
+        // gave some is the one that read it
+        let past_the_end = Step::from_event(
+            2,
+            false,
+            r#"{"tool":"Read","meta":{"file":"/w/out.jsonl","target":"offset 4000, limit 200","readNothing":true}}"#,
+            Some("/w".into()),
+        );
+        assert!(past_the_end.read_nothing);
+        let read = tool(3, "Read", "/w/out.jsonl");
+        let found = resolutions(&[error(1, "Read", "/w/out.jsonl", too_large), past_the_end.clone(), read], None, |_| true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].success_event_id, 3);
+        assert!(resolutions(&[error(1, "Read", "/w/out.jsonl", too_large), past_the_end], None, |_| true).is_empty());
     }
 
     #[test]

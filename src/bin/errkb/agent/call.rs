@@ -16,6 +16,10 @@ pub struct Call {
     pub outcome: Outcome,
     /// The agent an Agent (Task) call started.
     pub subagent: Option<String>,
+    /// A Read whose result gave no content (past the file's end): the
+    /// hook's `:file_content` is then empty, and the event says it read
+    /// nothing. (Nothing else of a Read's content is used when importing.)
+    pub read_gave_nothing: bool,
     /// The agent whose call it is, when not Claude Code's, and its turn.
     pub agent: Option<&'static str>,
     pub turn_id: Option<String>,

@@ -422,6 +422,9 @@ impl Importer<'_> {
         if let Outcome::Success(Some(output)) = &call.outcome {
             params.set("output", output.clone());
         }
+        if call.read_gave_nothing {
+            params.set("file_content", String::new());
+        }
         // One call at a time: a call the scripts cannot store is skipped,
         // and what it wrote undone, without losing the rest.
         self.conn.execute_batch("SAVEPOINT call")?;
@@ -574,6 +577,20 @@ struct AgentResult {
     agent_id: Option<String>,
 }
 
+/// What a Read call's result says of the file as read: its content's
+/// JSON text, read unparsed (only whether it is empty is asked).
+#[derive(Deserialize)]
+struct ReadResult<'a> {
+    #[serde(borrow, default)]
+    file: Option<ReadFile<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ReadFile<'a> {
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+}
+
 /// A tool_use waiting for its result.
 struct PendingUse {
     name: String,
@@ -704,8 +721,15 @@ impl Transcript {
                     let subagent = matches!(tool_use.name.as_str(), "Agent" | "Task")
                         .then(|| serde_json::from_str::<AgentResult>(result).ok()?.agent_id)
                         .flatten();
+                    let read_gave_nothing = matches!(outcome, Outcome::Success(_))
+                        && tool_use.name == "Read"
+                        && serde_json::from_str::<ReadResult>(result)
+                            .ok()
+                            .and_then(|r| r.file?.content)
+                            .is_some_and(|content| content.get() == "\"\"");
                     calls.push(Call {
                         subagent,
+                        read_gave_nothing,
                         ts: place.timestamp.unwrap_or("").to_owned(),
                         session_id: record.session_id.as_deref().unwrap_or("unknown").to_owned(),
                         cwd: record.cwd.as_deref().map(str::to_owned),

@@ -458,6 +458,7 @@ impl Rollout {
             tool_input: serde_json::value::to_raw_value(&input).unwrap_or_else(|_| empty_object()),
             outcome,
             subagent: None,
+            read_gave_nothing: false,
             agent: Some(codex::AGENT),
             turn_id: self.turn_id.clone(),
         }
