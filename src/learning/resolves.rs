@@ -232,7 +232,8 @@ fn escapes_a_surrogate(data: &str) -> bool {
 }
 
 /// A step's analyses (see `Step::command`, `chain`, `stash_moves`,
-/// `missing_program`, `folder`), each made when first asked for.
+/// `missing_program`, `folder`, `only_looks`), each made when first asked
+/// for.
 #[derive(Debug, Default)]
 struct Analyses {
     command: std::cell::OnceCell<Option<Command>>,
@@ -240,6 +241,7 @@ struct Analyses {
     stash_moves: std::cell::OnceCell<Vec<bool>>,
     missing: std::cell::OnceCell<Option<String>>,
     folder: std::cell::OnceCell<Option<String>>,
+    only_looks: std::cell::OnceCell<bool>,
 }
 
 impl Step {
@@ -395,7 +397,11 @@ impl Step {
 
     /// A success that only looked, or ran a check that changes nothing.
     fn only_looks(&self) -> bool {
-        !self.is_error && (self.is_look() || self.command().is_some_and(command::only_checks))
+        // (asked of each step between every error and the success: once)
+        *self
+            .analyses
+            .only_looks
+            .get_or_init(|| !self.is_error && (self.is_look() || self.command().is_some_and(command::only_checks)))
     }
 
     /// A success that changed something (not a look around).
@@ -1505,20 +1511,23 @@ thread_local! {
     static STEPS: RefCell<std::collections::HashMap<i64, (String, Step)>> = RefCell::default();
 }
 
-/// The step of event `id` (see STEPS).
-fn step_of(id: i64, is_error: bool, data: &str, project: Option<&str>) -> Step {
+/// The step of event `id` (see STEPS), from its data's bytes as stored
+/// (compared as they are with what was read before: a window is read for
+/// every success, and most of its steps are known).
+fn step_of(id: i64, is_error: bool, data: &[u8], project: Option<&str>) -> Step {
     STEPS.with(|steps| {
         let mut steps = steps.borrow_mut();
         if let Some((read, step)) = steps.get(&id) {
-            if read == data && step.is_error == is_error && step.project.as_deref() == project {
+            if read.as_bytes() == data && step.is_error == is_error && step.project.as_deref() == project {
                 return step.clone();
             }
         }
         if steps.len() >= STEPS_KEPT {
             steps.clear();
         }
-        let step = Step::from_event(id, is_error, data, project.map(str::to_owned));
-        steps.insert(id, (data.to_owned(), step.clone()));
+        let data = String::from_utf8_lossy(data);
+        let step = Step::from_event(id, is_error, &data, project.map(str::to_owned));
+        steps.insert(id, (data.into_owned(), step.clone()));
         step
     })
 }
@@ -1548,9 +1557,9 @@ fn read_window(
             let (Value::Integer(id), Value::Integer(is_error)) = (events.column(0), events.column(1)) else {
                 continue;
             };
-            let data = events.column(2);
             let project = events.column(3);
-            let step = step_of(id, is_error != 0, data.as_text().unwrap_or("{}"), project.as_text());
+            let data = events.column_text_bytes(2).unwrap_or(b"{}");
+            let step = step_of(id, is_error != 0, data, project.as_text());
             if step.agent.as_deref() == agent_id {
                 stream.push(step);
             }
@@ -1579,9 +1588,9 @@ fn read_subagent(
         let mut steps = Vec::new();
         while events.step()? {
             let Value::Integer(id) = events.column(0) else { continue };
-            let data = events.column(1);
             let project = events.column(2);
-            steps.push(step_of(id, false, data.as_text().unwrap_or("{}"), project.as_text()));
+            let data = events.column_text_bytes(1).unwrap_or(b"{}");
+            steps.push(step_of(id, false, data, project.as_text()));
         }
         steps.reverse();
         Ok(steps)

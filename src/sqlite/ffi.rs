@@ -342,6 +342,30 @@ impl Statement {
         column().unwrap_or(Value::Null)
     }
 
+    /// Column `i` of the current row as the bytes of its text, borrowed
+    /// from SQLite until the next step (which the borrow forbids); None
+    /// when it is not text. For reading many rows without a copy of each.
+    pub fn column_text_bytes(&self, i: c_int) -> Option<&[u8]> {
+        if i < 0 || i >= self.column_count() {
+            return None;
+        }
+        let stmt = self.stmt.cast();
+        let read = || -> Result<Option<&[u8]>, String> {
+            // SAFETY: only called after step() returned a row; the text is
+            // valid until the statement steps, resets or is finalised, all
+            // of which take `&mut self` or `self`, so not while it is borrowed.
+            unsafe {
+                if call!(self.api, column_type(stmt, i)) != SQLITE_TEXT {
+                    return Ok(None);
+                }
+                let p = call!(self.api, column_text(stmt, i));
+                let n = call!(self.api, column_bytes(stmt, i));
+                Ok(Some(raw_bytes(p.cast(), n)))
+            }
+        };
+        read().ok().flatten()
+    }
+
     fn check(&self, rc: c_int) -> Result<(), String> {
         if rc == 0 {
             Ok(())
