@@ -243,7 +243,7 @@ fn runs_task_among(command: &Command, names: &[&str]) -> bool {
     command.subject != command.program
         && names
             .iter()
-            .any(|t| task == *t || task.starts_with(&format!("{t}:")) || task.starts_with(&format!("{t}-")))
+            .any(|t| task.strip_prefix(t).is_some_and(|rest| rest.is_empty() || rest.starts_with([':', '-'])))
 }
 
 /// How the commands of a line's `A && echo YES || echo NO` ended, as its
@@ -1673,7 +1673,7 @@ fn read_words(words: &[String]) -> Option<Command> {
     command.inspection = INSPECTION.contains(&program.as_str())
         || INSPECTION_SUBCOMMANDS
             .iter()
-            .any(|s| command.subject == *s || command.subject.starts_with(&format!("{s} ")))
+            .any(|s| command.subject.strip_prefix(s).is_some_and(|rest| rest.is_empty() || rest.starts_with(' ')))
         || (command.subject == "git branch" && command.arguments.is_empty())
         || (program == "command" && rest.first().is_some_and(|w| *w == "-v"))
         || (program == "sed" && !rest.iter().any(|w| w.starts_with("-i")))
