@@ -219,17 +219,47 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
         importer.scripts.success.statement_count() + importer.scripts.failure.statement_count() + 8,
     );
     let fixes_before = count_fixes(conn)?;
+    // Which files changed since they were last imported: only those are
+    // read. Reading and parsing them runs on a thread of its own, a few
+    // lines ahead of the import, which stores their calls in order.
+    let checks: Vec<Result<Check>> = files.iter().map(|file| importer.check(file)).collect();
+    let to_read: Vec<PathBuf> = files
+        .iter()
+        .zip(&checks)
+        .filter(|(_, check)| matches!(check, Ok(Check::Changed { .. })))
+        .map(|(file, _)| file.clone())
+        .collect();
     let mut readable = 0;
-    for file in &files {
-        match importer.import_file(file, &progress) {
-            Ok(()) => readable += 1,
-            Err(e) => {
-                importer.abandon();
-                importer.summary.unreadable_files += 1;
-                progress.suspend(|| eprintln!("errkb learn: skipped {}: {e:#}", file.display()));
+    std::thread::scope(|scope| {
+        let (parsed, received) = std::sync::mpsc::sync_channel(PARSED_AHEAD);
+        scope.spawn(move || {
+            for file in to_read {
+                if !parse_file(&file, &parsed) {
+                    break; // the import stopped
+                }
+            }
+        });
+        for (file, check) in files.iter().zip(checks) {
+            let imported = check.and_then(|check| match check {
+                Check::Unchanged { size } => {
+                    importer.summary.unchanged_files += 1;
+                    progress.inc(size);
+                    Ok(())
+                }
+                Check::Changed { key, size, mtime_ns } => {
+                    importer.import_file(file, &key, size, mtime_ns, &received, &progress)
+                }
+            });
+            match imported {
+                Ok(()) => readable += 1,
+                Err(e) => {
+                    importer.abandon();
+                    importer.summary.unreadable_files += 1;
+                    progress.suspend(|| eprintln!("errkb learn: skipped {}: {e:#}", file.display()));
+                }
             }
         }
-    }
+    });
     progress.finish_and_clear();
     if readable == 0 && !files.is_empty() {
         if files.len() == 1 {
@@ -269,8 +299,69 @@ struct Importer<'c> {
     sessions: HashSet<String>,
 }
 
+/// A transcript file as the import finds it.
+enum Check {
+    /// Imported before at this size and time: not read again.
+    Unchanged { size: u64 },
+    /// To read: its key in `transcript_imports`, its size and time.
+    Changed { key: String, size: u64, mtime_ns: i64 },
+}
+
+/// What the parsing thread sends for each file it reads, in order: its
+/// calls a few lines at a time, then how the file ended.
+enum Parsed {
+    Calls { calls: Vec<Call>, bytes: u64, malformed: u64 },
+    End(std::result::Result<(), String>),
+}
+
+/// How many batches of parsed lines may wait for the import.
+const PARSED_AHEAD: usize = 64;
+/// Lines are sent in batches of about this much transcript.
+const PARSED_BATCH: u64 = 256 << 10;
+
+/// Reads and parses `file`, sending its calls and then its end; false
+/// when the import no longer listens.
+fn parse_file(file: &Path, parsed: &std::sync::mpsc::SyncSender<Parsed>) -> bool {
+    let read = || -> std::result::Result<bool, String> {
+        let mut reader = std::io::BufReader::new(std::fs::File::open(file).map_err(|e| e.to_string())?);
+        let mut transcript = Format::Unknown;
+        let mut line = Vec::new();
+        let (mut calls, mut bytes, mut malformed) = (Vec::new(), 0, 0);
+        loop {
+            line.clear();
+            let n = match reader.read_until(b'\n', &mut line) {
+                Ok(n) => n,
+                Err(e) => {
+                    // (what was read is imported, as when lines were read one by one)
+                    let sent = parsed.send(Parsed::Calls { calls, bytes, malformed }).is_ok();
+                    return if sent { Err(e.to_string()) } else { Ok(false) };
+                }
+            };
+            if n > 0 {
+                bytes += n as u64;
+                calls.extend(transcript.read_line(&line, &mut malformed));
+            }
+            if n == 0 || bytes >= PARSED_BATCH {
+                let batch = Parsed::Calls { calls: std::mem::take(&mut calls), bytes, malformed };
+                if parsed.send(batch).is_err() {
+                    return Ok(false);
+                }
+                (bytes, malformed) = (0, 0);
+            }
+            if n == 0 {
+                return Ok(true);
+            }
+        }
+    };
+    match read() {
+        Ok(listening) => listening && parsed.send(Parsed::End(Ok(()))).is_ok(),
+        Err(e) => parsed.send(Parsed::End(Err(e))).is_ok(),
+    }
+}
+
 impl Importer<'_> {
-    fn import_file(&mut self, file: &Path, progress: &indicatif::ProgressBar) -> Result<()> {
+    /// Whether `file` changed since it was last imported.
+    fn check(&self, file: &Path) -> Result<Check> {
         let metadata = std::fs::metadata(file)?;
         let size = metadata.len();
         let mtime_ns = metadata
@@ -288,27 +379,53 @@ impl Importer<'_> {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
-        if seen == Some((size as i64, mtime_ns)) {
-            self.summary.unchanged_files += 1;
-            progress.inc(size);
-            return Ok(());
-        }
-        let mut reader = std::io::BufReader::new(std::fs::File::open(file)?);
-        self.summary.files += 1;
-        let mut transcript = Format::Unknown;
-        let mut line = Vec::new();
+        Ok(if seen == Some((size as i64, mtime_ns)) {
+            Check::Unchanged { size }
+        } else {
+            Check::Changed { key, size, mtime_ns }
+        })
+    }
+
+    /// Stores the calls of `file` as the parsing thread sends them (all of
+    /// them are received, also when storing one fails), then notes the
+    /// file as imported.
+    fn import_file(
+        &mut self,
+        file: &Path,
+        key: &str,
+        size: u64,
+        mtime_ns: i64,
+        received: &std::sync::mpsc::Receiver<Parsed>,
+        progress: &indicatif::ProgressBar,
+    ) -> Result<()> {
+        let mut stored: Result<()> = Ok(());
+        let mut opened = false;
         loop {
-            line.clear();
-            let n = reader.read_until(b'\n', &mut line)?;
-            if n == 0 {
-                break;
-            }
-            self.summary.bytes += n as u64;
-            progress.inc(n as u64);
-            for call in transcript.read_line(&line, &mut self.summary.malformed_lines) {
-                self.import_call(&call, file)?;
+            match received.recv() {
+                Ok(Parsed::Calls { calls, bytes, malformed }) => {
+                    if !opened {
+                        self.summary.files += 1;
+                        opened = true;
+                    }
+                    self.summary.bytes += bytes;
+                    self.summary.malformed_lines += malformed;
+                    progress.inc(bytes);
+                    for call in &calls {
+                        if stored.is_err() {
+                            break;
+                        }
+                        stored = self.import_call(call, file);
+                    }
+                }
+                Ok(Parsed::End(Ok(()))) => break,
+                Ok(Parsed::End(Err(e))) => {
+                    stored?;
+                    bail!(e);
+                }
+                Err(_) => bail!("the file was not read"),
             }
         }
+        stored?;
         self.begin()?;
         self.conn.execute(
             "INSERT INTO transcript_imports (path, size, mtime_ns, ts) \
