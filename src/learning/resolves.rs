@@ -120,9 +120,34 @@ const SUBSTITUTES: &[(&str, &[&str])] = &[
     ("md5sum", &["md5"]),
 ];
 
-/// One step of the stream, as the hooks stored it.
+/// One step of the stream, as the hooks stored it. Shared: a window is
+/// made for every success out of the steps kept (see `step_of`), so a copy
+/// of a step is a count, not its text again.
 #[derive(Debug, Default, Clone)]
-pub struct Step {
+pub struct Step(std::rc::Rc<StepData>);
+
+impl std::ops::Deref for Step {
+    type Target = StepData;
+    fn deref(&self) -> &StepData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Step {
+    fn deref_mut(&mut self) -> &mut StepData {
+        std::rc::Rc::make_mut(&mut self.0)
+    }
+}
+
+impl From<StepData> for Step {
+    fn from(data: StepData) -> Step {
+        Step(std::rc::Rc::new(data))
+    }
+}
+
+/// What a step is (see `Step`).
+#[derive(Debug, Default, Clone)]
+pub struct StepData {
     pub event_id: i64,
     pub is_error: bool,
     pub tool: Option<String>,
@@ -259,11 +284,13 @@ impl Step {
             }
         }
         let tree = serde_json::from_str::<Json>(data).unwrap_or(Json::Null).to_string();
-        Step::from_fields(event_id, is_error, &tree, project.clone()).unwrap_or(Step {
-            event_id,
-            is_error,
-            project,
-            ..Step::default()
+        Step::from_fields(event_id, is_error, &tree, project.clone()).unwrap_or_else(|| {
+            Step::from(StepData {
+                event_id,
+                is_error,
+                project,
+                ..StepData::default()
+            })
         })
     }
 
@@ -275,7 +302,7 @@ impl Step {
             Some(meta) => serde_json::from_str::<EventData>(meta.get()).ok()?,
         };
         let flag = |v: Option<String>| v.is_some_and(|v| v == "true" || v == "1");
-        Some(Step {
+        Some(Step::from(StepData {
             event_id,
             is_error,
             tool: field(top.tool),
@@ -304,7 +331,7 @@ impl Step {
             agent: field(top.agent_id).filter(|a| !a.is_empty()),
             project,
             analyses: Default::default(),
-        })
+        }))
     }
 
     /// The tool; a shell's (Bash, PowerShell) is `Bash`: commands alike.
@@ -1684,15 +1711,15 @@ mod tests {
     use super::*;
 
     fn error(id: i64, tool: &str, line_or_file: &str, raw: &str) -> Step {
-        let mut s = Step {
+        let mut s = Step::from(StepData {
             event_id: id,
             is_error: true,
             tool: Some(tool.into()),
             error: Some(format!("error {id}")),
             error_raw: Some(raw.into()),
             project: Some("/w".into()),
-            ..Step::default()
-        };
+            ..StepData::default()
+        });
         if tool == "Bash" {
             s.subject = command::command_subject(line_or_file);
             s.line = Some(line_or_file.into());
@@ -1746,7 +1773,7 @@ mod tests {
             }
         };
         let flag = |path: &[&str]| text(path).is_some_and(|v| v == "true" || v == "1");
-        Step {
+        Step::from(StepData {
             event_id,
             is_error,
             tool: text(&["tool"]),
@@ -1776,7 +1803,7 @@ mod tests {
             agent: text(&["agentId"]).filter(|a| !a.is_empty()),
             project,
             analyses: Default::default(),
-        }
+        })
     }
 
     #[test]
@@ -1807,31 +1834,30 @@ mod tests {
     }
 
     fn bash(id: i64, line: &str) -> Step {
-        Step {
+        Step::from(StepData {
             event_id: id,
             tool: Some("Bash".into()),
             subject: command::command_subject(line),
             line: Some(line.into()),
             project: Some("/w".into()),
-            ..Step::default()
-        }
+            ..StepData::default()
+        })
     }
 
     fn tool(id: i64, tool: &str, file: &str) -> Step {
-        Step {
+        Step::from(StepData {
             event_id: id,
             tool: Some(tool.into()),
             file: Some(file.into()),
             project: Some("/w".into()),
-            ..Step::default()
-        }
+            ..StepData::default()
+        })
     }
 
     fn edit(id: i64, file: &str, before: &str, after: &str) -> Step {
-        Step {
-            edit: Some(json!({"before": before, "after": after})),
-            ..tool(id, "Edit", file)
-        }
+        let mut s = tool(id, "Edit", file);
+        s.edit = Some(json!({"before": before, "after": after}));
+        s
     }
 
     #[test]
