@@ -623,7 +623,7 @@ struct Record<'a> {
     #[serde(rename = "parentUuid", borrow, default)]
     parent_uuid: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    message: Option<Message<'a>>,
+    message: Option<WithContent<'a>>,
     #[serde(rename = "toolUseResult", borrow, default)]
     tool_use_result: Option<&'a RawValue>,
     /// `progress` records: a subagent's messages, mirrored.
@@ -631,8 +631,10 @@ struct Record<'a> {
     data: Option<Progress<'a>>,
 }
 
+/// An object of which only `content` is read, unparsed: a record's
+/// message, a Read's file.
 #[derive(Deserialize)]
-struct Message<'a> {
+struct WithContent<'a> {
     #[serde(borrow, default)]
     content: Option<&'a RawValue>,
 }
@@ -656,7 +658,7 @@ struct Mirrored<'a> {
     #[serde(borrow, default)]
     timestamp: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    message: Option<Message<'a>>,
+    message: Option<WithContent<'a>>,
     #[serde(rename = "toolUseResult", borrow, default)]
     tool_use_result: Option<&'a RawValue>,
 }
@@ -694,18 +696,12 @@ struct AgentResult {
     agent_id: Option<String>,
 }
 
-/// What a Read call's result says of the file as read: its content's
-/// JSON text, read unparsed (only whether it is empty is asked).
+/// What a Read call's result says of the file as read: its content
+/// (only whether it is empty is asked).
 #[derive(Deserialize)]
 struct ReadResult<'a> {
     #[serde(borrow, default)]
-    file: Option<ReadFile<'a>>,
-}
-
-#[derive(Deserialize)]
-struct ReadFile<'a> {
-    #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
+    file: Option<WithContent<'a>>,
 }
 
 /// A tool_use waiting for its result.
