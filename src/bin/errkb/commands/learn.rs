@@ -220,8 +220,9 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
     );
     let fixes_before = count_fixes(conn)?;
     // Which files changed since they were last imported: only those are
-    // read. Reading and parsing them runs on a thread of its own, a few
-    // lines ahead of the import, which stores their calls in order.
+    // read. Reading and parsing them runs on a thread of its own, up to
+    // PARSED_AHEAD batches ahead of the import, which stores their calls
+    // in order on its one connection.
     let checks: Vec<Result<Check>> = files.iter().map(|file| importer.check(file)).collect();
     let to_read: Vec<PathBuf> = files
         .iter()
