@@ -829,20 +829,27 @@ fn proven_by(s: &Step, output: Option<&str>) -> Vec<Command> {
     // (an output that shows no error, or a test run's own verdict that all
     // passed: what its tests logged is not its failure)
     let failed = |c: &Command| reported.iter().any(|(r, ok)| !ok && r == c);
-    let shown = output.filter(|o| !o.trim().is_empty());
+    // What the output may prove beyond the exit status: the commands whose
+    // status was hidden but whose output was shown, and listings. (When
+    // the status proves all of them already, what the output says adds
+    // nothing, and reading it, a long output's signature, is skipped.)
+    let shown_commands = command::analyse_shown(line);
+    // a listing piped into a filter that printed what it kept
+    // (`ls -la app | grep -i changelog`): what was kept was listed
+    let listings: Vec<Command> = command::analyse_all(line)
+        .into_iter()
+        .filter(|c| LISTINGS.contains(&c.program.as_str()))
+        .collect();
+    let shown = output
+        .filter(|o| !o.trim().is_empty())
+        .filter(|_| shown_commands.iter().chain(&listings).any(|c| !successes.contains(c)));
     if shown.is_some_and(|o| !crate::text::signature::signature(o).identified) {
-        successes.extend(command::analyse_shown(line).into_iter().filter(|c| !failed(c)));
-        // a listing piped into a filter that printed what it kept
-        // (`ls -la app | grep -i changelog`): what was kept was listed
-        successes.extend(
-            command::analyse_all(line)
-                .into_iter()
-                .filter(|c| LISTINGS.contains(&c.program.as_str()) && !failed(c)),
-        );
+        successes.extend(shown_commands.into_iter().filter(|c| !failed(c)));
+        successes.extend(listings.into_iter().filter(|c| !failed(c)));
     } else if shown.is_some_and(crate::text::test_verdict::all_passed) {
         // a test run's verdict proves the test runs, not what else the line
         // ran (`tsc 2>&1 | head; bun test | tail`: tsc's error is still there)
-        successes.extend(command::analyse_shown(line).into_iter().filter(|c| command::is_test_run(c) && !failed(c)));
+        successes.extend(shown_commands.into_iter().filter(|c| command::is_test_run(c) && !failed(c)));
     }
     successes.extend(reported.into_iter().filter(|(_, ok)| *ok).map(|(c, _)| c));
     successes
