@@ -133,6 +133,8 @@ impl std::ops::Deref for Step {
     }
 }
 
+/// (Tests build steps field by field.)
+#[cfg(test)]
 impl std::ops::DerefMut for Step {
     fn deref_mut(&mut self) -> &mut StepData {
         std::rc::Rc::make_mut(&mut self.0)
@@ -183,7 +185,7 @@ pub struct StepData {
     pub project: Option<String>,
     /// What is worked out of it, once: a step is asked for each error of
     /// its window, and its copies (see `step_of`) share what was.
-    analyses: std::rc::Rc<Analyses>,
+    analyses: Analyses,
 }
 
 /// The fields of an event's data (and of its `meta`) that a step reads,
@@ -259,7 +261,7 @@ fn escapes_a_surrogate(data: &str) -> bool {
 /// A step's analyses (see `Step::command`, `chain`, `stash_moves`,
 /// `missing_program`, `folder`, `only_looks`), each made when first asked
 /// for.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Analyses {
     command: std::cell::OnceCell<Option<Command>>,
     chain: std::cell::OnceCell<Vec<Command>>,
@@ -391,19 +393,6 @@ impl Step {
     /// The command line as it is read: a line stored cut (at LINE_CHARS,
     /// the hooks' limit) ends in a partial word, which is not a word of it
     /// (`--no-verify` cut to `--no-` is no option).
-    /// The folder a shell step's line says its main work ran in
-    /// (`command::working_directory`); none for other tools.
-    fn folder(&self) -> Option<&str> {
-        self.analyses
-            .folder
-            .get_or_init(|| {
-                (self.tool() == "Bash")
-                    .then(|| self.line().and_then(command::working_directory))
-                    .flatten()
-            })
-            .as_deref()
-    }
-
     fn line(&self) -> Option<&str> {
         let line = self.line.as_deref()?;
         let chars = line.chars().count();
@@ -420,6 +409,19 @@ impl Step {
             "Bash" => self.command().is_some_and(|c| c.inspection),
             _ => false,
         }
+    }
+
+    /// The folder a shell step's line says its main work ran in
+    /// (`command::working_directory`); none for other tools.
+    fn folder(&self) -> Option<&str> {
+        self.analyses
+            .folder
+            .get_or_init(|| {
+                (self.tool() == "Bash")
+                    .then(|| self.line().and_then(command::working_directory))
+                    .flatten()
+            })
+            .as_deref()
     }
 
     /// A success that only looked, or ran a check that changes nothing.
