@@ -54,14 +54,14 @@ told AS MATERIALIZED (
 -- reading each one's data cost a long session's every hook a third of
 -- this query.
 learned_here AS MATERIALIZED (
-  SELECT l.fix_id, e.data
+  SELECT l.fix_id, coalesce(e.data ->> '$.agentId', '') AS agent
   FROM main.events AS e JOIN main.learned_errors AS l ON l.event_id = e.id
   WHERE ?2 IS NOT NULL AND e.session_id = ?2 AND e.type = 'tool_error'
 ),
 applied AS MATERIALIZED (
   SELECT lf.id AS fix_id, lf.fix_key
   FROM learned_here JOIN main.fixes AS lf ON lf.id = learned_here.fix_id
-  WHERE coalesce(learned_here.data ->> '$.agentId', '') = coalesce(?3, '')
+  WHERE learned_here.agent = coalesce(?3, '')
 )
 SELECT error_kb_id, fix_id, uid, fix_key, resolution, headline, origin, this_project,
        CASE WHEN NOT this_project THEN any_project END AS elsewhere,

@@ -835,11 +835,8 @@ impl Transcript {
                     let subagent = matches!(tool_use.name.as_str(), "Agent" | "Task")
                         .then(|| serde_json::from_str::<AgentResult>(result).ok()?.agent_id)
                         .flatten();
-                    // (a result of 8 KB or more holds content: its other
-                    // fields are a path and three numbers)
                     let read_gave_nothing = matches!(outcome, Outcome::Success(_))
                         && tool_use.name == "Read"
-                        && result.len() < 8192
                         && serde_json::from_str::<ReadResult>(result)
                             .ok()
                             .and_then(|r| r.file?.content)
