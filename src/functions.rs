@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use sqlite_loadable::prelude::*;
 use sqlite_loadable::{api, Error, FunctionFlags, Result};
 
+use crate::ahead;
 use crate::embedding::batch::EmbedBatch;
 use crate::embedding::{embed, model_files};
 use crate::learning::kb_learn::KbLearn;
@@ -278,7 +279,13 @@ fn normalize_error(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Re
 }
 
 fn error_signature(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
-    text_to_text(ctx, args, |text| signature::signature(text).text)
+    text_to_text(ctx, args, |text| signature_of(text).text)
+}
+
+/// The signature of `text`: as `errkb learn` worked it out ahead (see
+/// `ahead`), or computed.
+fn signature_of(text: &str) -> signature::Signature {
+    ahead::signature_of(text).unwrap_or_else(|| signature::signature(text))
 }
 
 /// Reads the `message_catalog` table of the calling connection.
@@ -297,18 +304,20 @@ fn translate_messages(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) ->
 /// only the first line there was (or a wrapper's "task failed").
 fn error_identified(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
     match text_arg(args, 0) {
-        Some(text) => api::result_int64(ctx, signature::signature(&text).identified.into()),
+        Some(text) => api::result_int64(ctx, signature_of(&text).identified.into()),
         None => api::result_null(ctx),
     }
     Ok(())
 }
 
 fn error_excerpt(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
-    text_to_text(ctx, args, |text| signature::excerpt(text).into_owned())
+    text_to_text(ctx, args, |text| {
+        ahead::text_of(ahead::Rule::Excerpt, text).unwrap_or_else(|| signature::excerpt(text).into_owned())
+    })
 }
 
 fn error_headline(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
-    text_to_text(ctx, args, |text| signature::signature(text).headline)
+    text_to_text(ctx, args, |text| signature_of(text).headline)
 }
 
 /// NULL when either side is NULL.
@@ -452,11 +461,15 @@ fn kb_file_names(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Resu
 }
 
 fn redact_secrets(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
-    text_to_text(ctx, args, |text| redact::redact_secrets(text).into_owned())
+    text_to_text(ctx, args, |text| {
+        ahead::text_of(ahead::Rule::RedactSecrets, text).unwrap_or_else(|| redact::redact_secrets(text).into_owned())
+    })
 }
 
 fn redact_private(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
-    text_to_text(ctx, args, |text| redact::redact_private(text).into_owned())
+    text_to_text(ctx, args, |text| {
+        ahead::text_of(ahead::Rule::RedactPrivate, text).unwrap_or_else(|| redact::redact_private(text).into_owned())
+    })
 }
 
 fn failure_kind(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {

@@ -8,6 +8,7 @@
 //! `extension`, the entry points.
 
 pub mod advice;
+pub mod ahead;
 pub mod clock;
 pub mod config;
 pub mod embedding;

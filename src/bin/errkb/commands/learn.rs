@@ -214,6 +214,7 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
         shared_until: None,
         summary: Summary::default(),
         sessions: HashSet::new(),
+        received_calls: 0,
     };
     conn.set_prepared_statement_cache_capacity(
         importer.scripts.success.statement_count() + importer.scripts.failure.statement_count() + 8,
@@ -234,8 +235,10 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
     std::thread::scope(|scope| {
         let (parsed, received) = std::sync::mpsc::sync_channel(PARSED_AHEAD);
         scope.spawn(move || {
+            // (calls are counted as the import counts those it receives)
+            let mut read_calls = 0;
             for file in to_read {
-                if !parse_file(&file, &parsed) {
+                if !parse_file(&file, &parsed, &mut read_calls) {
                     break; // the import stopped
                 }
             }
@@ -298,6 +301,8 @@ struct Importer<'c> {
     shared_until: Option<Instant>,
     summary: Summary,
     sessions: HashSet<String>,
+    /// How many calls the parsing thread has sent (see `work_out_ahead`).
+    received_calls: u64,
 }
 
 /// A transcript file as the import finds it.
@@ -322,8 +327,8 @@ const PARSED_BATCH: u64 = 256 << 10;
 
 /// Reads and parses `file`, sending its calls and then its end; false
 /// when the import no longer listens.
-fn parse_file(file: &Path, parsed: &std::sync::mpsc::SyncSender<Parsed>) -> bool {
-    let read = || -> std::result::Result<bool, String> {
+fn parse_file(file: &Path, parsed: &std::sync::mpsc::SyncSender<Parsed>, read_calls: &mut u64) -> bool {
+    let mut read = || -> std::result::Result<bool, String> {
         let mut reader = std::io::BufReader::new(std::fs::File::open(file).map_err(|e| e.to_string())?);
         let mut transcript = Format::Unknown;
         let mut line = Vec::new();
@@ -340,7 +345,11 @@ fn parse_file(file: &Path, parsed: &std::sync::mpsc::SyncSender<Parsed>) -> bool
             };
             if n > 0 {
                 bytes += n as u64;
-                calls.extend(transcript.read_line(&line, &mut malformed));
+                for call in transcript.read_line(&line, &mut malformed) {
+                    work_out_ahead(&call, *read_calls);
+                    *read_calls += 1;
+                    calls.push(call);
+                }
             }
             if n == 0 || bytes >= PARSED_BATCH {
                 let batch = Parsed::Calls { calls: std::mem::take(&mut calls), bytes, malformed };
@@ -411,10 +420,13 @@ impl Importer<'_> {
                     self.summary.bytes += bytes;
                     self.summary.malformed_lines += malformed;
                     progress.inc(bytes);
-                    for call in &calls {
+                    let first = self.received_calls;
+                    self.received_calls += calls.len() as u64;
+                    for (n, call) in calls.iter().enumerate() {
                         if stored.is_err() {
                             break;
                         }
+                        errkb::ahead::begin_call(first + n as u64);
                         stored = self.import_call(call, file);
                     }
                 }
@@ -925,6 +937,37 @@ fn result_text(content: Option<&RawValue>) -> String {
 /// Handing the script no more keeps an import's memory near the size of
 /// its longest line, whatever a tool printed.
 const ERROR_CHARS_READ: usize = 20_000;
+
+/// What PostToolUseFailure.sql derives from a failure's text, worked out
+/// on the parsing thread for the `number`th call it read and offered to the
+/// SQL functions that will ask for it while that call is stored (see
+/// `errkb::ahead`): its secrets redacted, that text's home folders
+/// redacted, the excerpts of both, the signature of the second (the
+/// script's English text when no message catalog translates it). Only for
+/// what the script derives anything from: the tool's own errors and
+/// interrupts.
+fn work_out_ahead(call: &Call, number: u64) {
+    use errkb::ahead::{self, Rule};
+    use errkb::text::{failure_kind, redact, signature};
+    let (text, interrupt) = match &call.outcome {
+        Outcome::Failure(text) => (text, false),
+        Outcome::Interrupt(text) => (text, true),
+        Outcome::Success(_) => return,
+    };
+    let read = read_of_error(text);
+    if !interrupt && failure_kind::failure_kind(read) != failure_kind::FailureKind::Error || !ahead::has_room() {
+        return;
+    }
+    let secrets_out = redact::redact_secrets(read).into_owned();
+    let private_out = redact::redact_private(&secrets_out).into_owned();
+    let mut worked = ahead::Worked::new(number);
+    worked.text(Rule::Excerpt, secrets_out.clone(), signature::excerpt(&secrets_out).into_owned());
+    worked.text(Rule::Excerpt, private_out.clone(), signature::excerpt(&private_out).into_owned());
+    worked.signature(private_out.clone(), signature::signature(&private_out));
+    worked.text(Rule::RedactSecrets, read.to_owned(), secrets_out.clone());
+    worked.text(Rule::RedactPrivate, secrets_out, private_out);
+    ahead::offer(worked);
+}
 
 fn read_of_error(text: &str) -> &str {
     match text.char_indices().nth(ERROR_CHARS_READ) {
