@@ -1441,6 +1441,11 @@ pub fn resolutions_with(
                     && !in_folder_apart(error, s)
             })
             .collect();
+        // a run made to go on past the failure (`continue-on-error: true`
+        // put on the failing CI step) hides the error, whatever it printed
+        if changing.iter().any(|s| makes_failure_ignored(s)) {
+            continue;
+        }
         let commands: Vec<&Step> = changing.iter().copied().filter(|s| s.tool() == "Bash").collect();
         let edits: Vec<&Step> = changing
             .iter()
@@ -1534,6 +1539,29 @@ pub fn resolutions_with(
         });
     }
     found
+}
+
+/// What a CI job's or a linter's configuration says to make a failure not
+/// fail the run: GitHub Actions', GitLab CI's, Azure Pipelines' and
+/// Ansible's keys, and the linters' `--exit-zero` (ruff, flake8, pylint).
+/// A shell's `|| true` is left out: in a script it is as often what a
+/// cleanup step that may find nothing to remove should say.
+const FAILURE_IGNORED: &[&str] = &[
+    "continue-on-error: true",
+    "allow_failure: true",
+    "continueOnError: true",
+    "ignore_errors: true",
+    "ignore_errors: yes",
+    "--exit-zero",
+];
+
+/// Whether edit `s` puts in a setting that makes a failure not fail the
+/// run (see FAILURE_IGNORED).
+fn makes_failure_ignored(s: &Step) -> bool {
+    let Some(edit) = &s.edit else { return false };
+    let side = |key: &str| edit.get(key).and_then(Json::as_str).unwrap_or("");
+    let (before, after) = (side("before"), side("after"));
+    FAILURE_IGNORED.iter().any(|d| after.contains(d) && !before.contains(d))
 }
 
 /// Steps already read from their events, by event id, in this thread: a
@@ -2098,6 +2126,24 @@ mod tests {
             bash(3, "npx eslint src"),
         ];
         assert_eq!(resolutions(&stream, None, |_| true)[0].commands, r#"["npx eslint src --fix"]"#);
+    }
+
+    #[test]
+    fn a_run_told_to_go_on_past_the_failure_fixed_nothing() {
+        let failed = || error(1, "Bash", "act -j test", "Error: Job 'test' failed\nerror: 3 errors reported by pyright");
+        let stream = [
+            failed(),
+            edit(2, "/w/.github/workflows/ci.yml", "run: uv run pyright", "run: uv run pyright\ncontinue-on-error: true"),
+            bash(3, "act -j test"),
+        ];
+        assert!(resolutions(&stream, None, |_| true).is_empty());
+        // the setting was there before, the edit changes something else
+        let stream = [
+            failed(),
+            edit(2, "/w/.github/workflows/ci.yml", "continue-on-error: true\nrun: pyright", "continue-on-error: true\nrun: pyright src"),
+            bash(3, "act -j test"),
+        ];
+        assert_eq!(resolutions(&stream, None, |_| true)[0].steps, "[2]");
     }
 
     #[test]
