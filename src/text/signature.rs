@@ -1082,7 +1082,23 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
     // bun's test runner prints what its passing tests log among its
     // failures: an `error: …` a test caught is not what failed
     let bun_test = lines.iter().any(|l| l.starts_with(BUN_FAIL));
+    let mut pytest_header = false;
     for (at, line) in lines.iter().enumerate() {
+        // pytest's session header, after its `test session starts` banner
+        // and up to what it collected: where it ran and with what
+        // (`rootdir: /home/…`, `plugins: …`, a plugin's `asyncio: mode=…`),
+        // lines that read as a program's message
+        if line.starts_with('=') && line.contains(" test session starts ") {
+            pytest_header = true;
+            continue;
+        }
+        if pytest_header {
+            if line.starts_with("collect") || line.starts_with(['=', '_']) {
+                pytest_header = false;
+            } else if is_pytest_header_line(line) {
+                continue;
+            }
+        }
         let Some(mut candidate) = judge(line) else { continue };
         if bun_test && line.starts_with("error: ") && !bun_fails_after(&lines[at + 1..]) {
             candidate.rank = candidate.rank.min(2);
@@ -1131,6 +1147,18 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
         }
     }
     best.map(|(c, at)| (c.text, at, c.rank))
+}
+
+/// Whether `line` is one of pytest's header lines: `platform …`, or a
+/// lower-case name and what it says (`rootdir: …`, `configfile: …`,
+/// `plugins: …`, `asyncio: mode=…`). An error in the header's place
+/// (`ImportError while loading conftest …`, `E   …`) is none.
+fn is_pytest_header_line(line: &str) -> bool {
+    line.starts_with("platform ")
+        || line.split_once(": ").is_some_and(|(name, _)| {
+            name.starts_with(|c: char| c.is_ascii_lowercase())
+                && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+        })
 }
 
 /// How bun's test runner marks a failed test: `(fail) suite > test [0.60ms]`.
@@ -1816,6 +1844,20 @@ mod v3_tests {
             crate::text::normalize::normalize_error(&excerpt(&a)),
             crate::text::normalize::normalize_error(&excerpt(&b))
         );
+        // the header says where the run was, not what failed: a run that
+        // selected no tests (pytest's exit 5) said nothing went wrong
+        let none = "============================= test session starts ==============================\n\
+                    platform darwin -- Python 3.12.7, pytest-8.4.0, pluggy-1.6.0\nrootdir: /Users/me/app\n\
+                    configfile: pyproject.toml\nasyncio: mode=Mode.AUTO, asyncio_default_fixture_loop_scope=function\n\
+                    collected 205 items / 205 deselected / 0 selected\n\n\
+                    ================= no tests collected (205 deselected) in 0.39s =================";
+        let none = signature(none);
+        assert!(!none.identified && none.headline.starts_with("collected"), "{}", none.headline);
+        // an error in the header's place is the error
+        let conftest = "============================= test session starts ==============================\n\
+                        platform linux -- Python 3.12.7, pytest-8.4.0, pluggy-1.6.0\nrootdir: /w\n\
+                        E   ModuleNotFoundError: No module named 'yaml'";
+        assert!(signature(conftest).headline.starts_with("ModuleNotFoundError"), "{}", signature(conftest).headline);
         // an error that says what it is at once is its own excerpt (without
         // the harness's exit code)
         let short = "Exit code 1\nModuleNotFoundError: No module named 'yaml'";
