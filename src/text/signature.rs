@@ -843,6 +843,17 @@ fn judge(line: &str) -> Option<Candidate> {
     if is_boilerplate(trimmed) {
         return None;
     }
+    // Next.js prints what stopped a build in brackets, after `> Build
+    // error occurred`: `[TypeError: generate is not a function]`
+    if let Some(inner) = trimmed.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+        let names_an_exception = inner.split_once(": ").is_some_and(|(name, _)| {
+            (name.ends_with("Error") || name.ends_with("Exception"))
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.')
+        });
+        if names_an_exception {
+            return judge(inner);
+        }
+    }
     let found = |rank: u8, text: String| Some(Candidate { rank, text });
     if WRAPPER.is_match(trimmed) || LINT_STAGED.is_match(trimmed) {
         // only better than a line that says nothing of an error
@@ -1044,6 +1055,8 @@ const BOILERPLATE: &[Boilerplate] = {
         StartsWith("WARNING: "),
         StartsWith("warning: "),
         StartsWith("WARN "),
+        StartsWith("npm warn "),
+        StartsWith("npm WARN "),
         StartsWith("warning["),
         StartsWith("(Use `node --trace-warnings"),
         Shape(&NODE_PROCESS_WARNING),
@@ -1862,6 +1875,16 @@ mod v3_tests {
         // the harness's exit code)
         let short = "Exit code 1\nModuleNotFoundError: No module named 'yaml'";
         assert_eq!(excerpt(short), "ModuleNotFoundError: No module named 'yaml'");
+    }
+
+    #[test]
+    fn npm_warnings_are_not_a_builds_error_and_nextjs_brackets_it() {
+        let build = "npm warn Unknown env config \"verify-deps-before-run\". This will stop working in the next major version of npm.\n\
+                     npm WARN config store-dir is unknown\n\n> Build error occurred\n[TypeError: generate is not a function]\n\n\
+                     > todo-app@0.1.0 build\n> next build";
+        let s = signature(build);
+        assert_eq!(s.headline, "TypeError: generate is not a function");
+        assert_eq!(s.identifier(IdKind::Exception), Some("TypeError"));
     }
 
     #[test]
