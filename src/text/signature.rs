@@ -226,7 +226,7 @@ fn compute(text: &str) -> Signature {
     // sentence, the last line, is its error
     if failed && !identified && lines.len() > 1 {
         let last = lines[lines.len() - 1].trim();
-        if words(last) >= 6 && last.starts_with(char::is_alphabetic) {
+        if words(last) >= 6 && last.starts_with(char::is_alphabetic) && !is_tally(last) {
             // (the signature of that line alone, as a failed command's one
             // sentence is identified above)
             let mut alone = compute(last);
@@ -855,7 +855,7 @@ fn judge(line: &str) -> Option<Candidate> {
         }
     }
     let found = |rank: u8, text: String| Some(Candidate { rank, text });
-    if WRAPPER.is_match(trimmed) || LINT_STAGED.is_match(trimmed) {
+    if WRAPPER.is_match(trimmed) || is_tally(trimmed) || LINT_STAGED.is_match(trimmed) {
         // only better than a line that says nothing of an error
         return found(2, trimmed.to_string());
     }
@@ -1160,6 +1160,32 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
         }
     }
     best.map(|(c, at)| (c.text, at, c.rank))
+}
+
+/// Whether `line` counts results and says no more: `Tests:  1 failed, 5
+/// passed, 6 total` (jest), `Tests  1 failed | 5 passed (6)` (vitest), a
+/// script's `Summary: 3 passed, 9 failed, 2 warnings`. How many failed is
+/// not what failed: every failing run of a project would share it.
+fn is_tally(line: &str) -> bool {
+    // (a label of a word or two before the first count)
+    let Some(first) = line.find(|c: char| c.is_ascii_digit()) else { return false };
+    let (label, counts) = line.split_at(first);
+    let label = label.trim().trim_end_matches(':');
+    if label.split_whitespace().count() > 2 || !label.chars().all(|c| c.is_alphabetic() || c == ' ') {
+        return false;
+    }
+    let parts: Vec<&str> = counts
+        .split([',', '|'])
+        .map(|p| p.split('(').next().unwrap_or(p).trim())
+        .filter(|p| !p.is_empty())
+        .collect();
+    parts.len() >= 2
+        && parts.iter().all(|p| {
+            let mut words = p.split_whitespace();
+            let (Some(n), Some(_), None) = (words.next(), words.next(), words.next()) else { return false };
+            n.bytes().all(|b| b.is_ascii_digit())
+        })
+        && parts.iter().any(|p| ["failed", "failing", "broken", "errors", "error"].iter().any(|w| p.ends_with(w)))
 }
 
 /// Whether `line` is one of pytest's header lines: `platform …`, or a
@@ -1875,6 +1901,26 @@ mod v3_tests {
         // the harness's exit code)
         let short = "Exit code 1\nModuleNotFoundError: No module named 'yaml'";
         assert_eq!(excerpt(short), "ModuleNotFoundError: No module named 'yaml'");
+    }
+
+    #[test]
+    fn how_many_failed_is_not_what_failed() {
+        for tally in [
+            "Tests:       1 failed, 5 passed, 6 total",
+            "Tests  1 failed | 5 passed (6)",
+            "Test Files  2 failed | 10 passed (12)",
+            "Summary: 3 passed, 9 failed, 2 warnings",
+            "Summary: 150 valid, 3 broken (of 153 total refs)",
+        ] {
+            let alone = signature(&format!("Exit code 1\nrunning the suite\n{tally}"));
+            assert!(!alone.identified, "{tally}");
+            // what failed, beside it, is the error
+            let beside = signature(&format!("Exit code 1\nError: expected 3 to be 4\n{tally}"));
+            assert!(beside.identified && beside.headline.ends_with("expected 3 to be 4"), "{tally}");
+        }
+        // a count that says what failed is no tally
+        assert!(signature("Exit code 1\nbuilding\nerror: 2 errors, 3 warnings generated").identified);
+        assert!(signature("Exit code 1\nparsing\nError: 3 files failed to parse").identified);
     }
 
     #[test]
