@@ -5,20 +5,21 @@
 //! reads and parses the transcripts ahead of it. The scripts' costliest
 //! steps are the text rules run on a failure's output (secrets and home
 //! folders redacted, the excerpt, the signature): pure functions of that
-//! text, about a third of the storing thread's instructions. The parsing
+//! text, about a fifth of the storing thread's instructions. The parsing
 //! thread works them out for each failure it reads (`offer`); while the
 //! import stores that call (`begin_call`), the SQL functions use a result
 //! of that call's whose rule and input text are the ones they were given
-//! (`text_of`, `signature_of`), instead of computing it. The same rule on the same text gives the same answer, so
-//! what is stored does not change; an input the script derives otherwise
-//! (a localized message translated first) finds nothing and is computed as
-//! before.
+//! (`text_of`, `signature_of`), instead of computing it. The same rule on
+//! the same text gives the same answer, so what is stored does not
+//! change; an input the script derives otherwise (a localized message
+//! translated first) finds nothing and is computed as before.
 //!
 //! Nothing is offered outside `errkb learn`: a hook process, or the sqlite3
-//! shell, pays one atomic load per call. At most `ROOM` calls' results
-//! wait: when that many do, the parsing thread offers nothing (the import
-//! works those out itself). The results of a call the import has passed
-//! are dropped.
+//! shell, pays one atomic load per call. The results waiting hold at most
+//! `BUDGET` bytes of text: past that, the parsing thread offers nothing
+//! (the import works those out itself). The results of the calls the
+//! import has passed are dropped when it begins the next; the last call's
+//! stay until the process ends.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -51,6 +52,8 @@ enum Output {
 pub struct Worked {
     call: u64,
     results: Vec<(Rule, String, Output)>,
+    /// The bytes of text it holds.
+    bytes: usize,
 }
 
 impl Worked {
@@ -58,46 +61,56 @@ impl Worked {
         Worked {
             call,
             results: Vec::new(),
+            bytes: 0,
         }
     }
 
     /// `output` is `rule` of `input`.
     pub fn text(&mut self, rule: Rule, input: String, output: String) {
+        self.bytes += input.len() + output.len();
         self.results.push((rule, input, Output::Text(output)));
     }
 
     /// `signature` is the signature of `input`.
     pub fn signature(&mut self, input: String, signature: Signature) {
+        self.bytes += input.len() + signature.text.len() + signature.headline.len();
         self.results.push((Rule::Signature, input, Output::Signature(signature)));
     }
 }
 
 struct Queue {
     waiting: VecDeque<Worked>,
+    /// The bytes of text `waiting` holds.
+    bytes: usize,
     /// The results of the call being stored.
     current: Option<Worked>,
 }
 
-/// Most calls whose results wait at once.
-const ROOM: usize = 64;
+/// Most bytes of text the waiting results hold. The parsing thread reads
+/// up to a few thousand calls ahead (see `errkb learn`): room for their
+/// failures' results, as usual outputs go, so that those the import comes
+/// to are there; a bound, whatever the outputs.
+pub const BUDGET: usize = 64 << 20;
 
 /// Whether anything was ever offered in this process.
 static IN_USE: AtomicBool = AtomicBool::new(false);
 static QUEUE: Mutex<Queue> = Mutex::new(Queue {
     waiting: VecDeque::new(),
+    bytes: 0,
     current: None,
 });
 
-/// Whether one more call's results would be kept: the parsing thread asks
-/// before it works them out.
-pub fn has_room() -> bool {
-    QUEUE.lock().is_ok_and(|queue| queue.waiting.len() < ROOM)
+/// Whether results of `bytes` bytes more would be kept: the parsing
+/// thread asks before it works them out.
+pub fn has_room(bytes: usize) -> bool {
+    QUEUE.lock().is_ok_and(|queue| queue.bytes + bytes <= BUDGET)
 }
 
 /// Offers one call's results.
 pub fn offer(worked: Worked) {
     if let Ok(mut queue) = QUEUE.lock() {
-        if queue.waiting.len() < ROOM {
+        if queue.bytes + worked.bytes <= BUDGET {
+            queue.bytes += worked.bytes;
             queue.waiting.push_back(worked);
             IN_USE.store(true, Ordering::Release);
         }
@@ -105,19 +118,20 @@ pub fn offer(worked: Worked) {
 }
 
 /// The import stores its `call`th call now: that call's results are the
-/// ones taken; those of the calls before it are dropped.
+/// ones used; those of the calls before it are dropped.
 pub fn begin_call(call: u64) {
     if !IN_USE.load(Ordering::Acquire) {
         return;
     }
     if let Ok(mut queue) = QUEUE.lock() {
-        while queue.waiting.front().is_some_and(|w| w.call < call) {
-            queue.waiting.pop_front();
+        queue.current = None;
+        while queue.waiting.front().is_some_and(|w| w.call <= call) {
+            let Some(passed) = queue.waiting.pop_front() else { break };
+            queue.bytes -= passed.bytes;
+            if passed.call == call {
+                queue.current = Some(passed);
+            }
         }
-        queue.current = match queue.waiting.front() {
-            Some(w) if w.call == call => queue.waiting.pop_front(),
-            _ => None,
-        };
     }
 }
 
@@ -149,7 +163,7 @@ fn find<T>(rule: Rule, input: &str, copy: impl FnOnce(&Output) -> Option<T>) -> 
         .as_ref()?
         .results
         .iter()
-        .find(|(r, i, _)| *r == rule && i.len() == input.len() && i == input)?;
+        .find(|(r, i, _)| *r == rule && i == input)?;
     copy(output)
 }
 
@@ -194,12 +208,19 @@ mod tests {
         begin_call(base + 4);
         assert_eq!(text_of(Rule::Excerpt, &text("d")), None);
         // a full queue takes no more
-        assert!(has_room());
-        for n in 0..ROOM as u64 + 5 {
-            offer(Worked::new(base + 10 + n));
+        assert!(has_room(BUDGET));
+        let big = "x".repeat(BUDGET / 3);
+        for n in 0..2 {
+            let mut worked = Worked::new(base + 10 + n);
+            worked.text(Rule::Excerpt, text(&n.to_string()), big.clone());
+            offer(worked);
         }
-        assert!(!has_room());
-        begin_call(base + 10 + ROOM as u64);
-        assert!(has_room());
+        assert!(!has_room(BUDGET / 3));
+        let mut refused = Worked::new(base + 12);
+        refused.text(Rule::Excerpt, text("refused"), big.clone());
+        offer(refused);
+        begin_call(base + 12);
+        assert_eq!(text_of(Rule::Excerpt, &text("refused")), None);
+        assert!(has_room(BUDGET));
     }
 }

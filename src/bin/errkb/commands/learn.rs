@@ -941,8 +941,8 @@ const ERROR_CHARS_READ: usize = 20_000;
 /// What PostToolUseFailure.sql derives from a failure's text, worked out
 /// on the parsing thread for the `number`th call it read and offered to the
 /// SQL functions that will ask for it while that call is stored (see
-/// `errkb::ahead`): its secrets redacted, that text's home folders
-/// redacted, the excerpts of both, the signature of the second (the
+/// `errkb::ahead`): its secrets redacted, that text's home folders (and
+/// what else `redact_private` takes out) redacted, the excerpts of both, the signature of the second (the
 /// script's English text when no message catalog translates it). Only for
 /// what the script derives anything from: the tool's own errors and
 /// interrupts.
@@ -955,18 +955,27 @@ fn work_out_ahead(call: &Call, number: u64) {
         Outcome::Success(_) => return,
     };
     let read = read_of_error(text);
-    if !interrupt && failure_kind::failure_kind(read) != failure_kind::FailureKind::Error || !ahead::has_room() {
+    // (about nine copies of the text: the inputs and what comes of them)
+    if !interrupt && failure_kind::failure_kind(read) != failure_kind::FailureKind::Error || !ahead::has_room(9 * read.len())
+    {
         return;
     }
-    let secrets_out = redact::redact_secrets(read).into_owned();
-    let private_out = redact::redact_private(&secrets_out).into_owned();
-    let mut worked = ahead::Worked::new(number);
-    worked.text(Rule::Excerpt, secrets_out.clone(), signature::excerpt(&secrets_out).into_owned());
-    worked.text(Rule::Excerpt, private_out.clone(), signature::excerpt(&private_out).into_owned());
-    worked.signature(private_out.clone(), signature::signature(&private_out));
-    worked.text(Rule::RedactSecrets, read.to_owned(), secrets_out.clone());
-    worked.text(Rule::RedactPrivate, secrets_out, private_out);
-    ahead::offer(worked);
+    // A rule that panicked on some text is the import's SQL function's to
+    // report, as a call skipped: here it only means nothing is offered.
+    let worked = std::panic::catch_unwind(|| {
+        let secrets_out = redact::redact_secrets(read).into_owned();
+        let private_out = redact::redact_private(&secrets_out).into_owned();
+        let mut worked = ahead::Worked::new(number);
+        worked.text(Rule::Excerpt, secrets_out.clone(), signature::excerpt(&secrets_out).into_owned());
+        worked.text(Rule::Excerpt, private_out.clone(), signature::excerpt(&private_out).into_owned());
+        worked.signature(private_out.clone(), signature::signature(&private_out));
+        worked.text(Rule::RedactSecrets, read.to_owned(), secrets_out.clone());
+        worked.text(Rule::RedactPrivate, secrets_out, private_out);
+        worked
+    });
+    if let Ok(worked) = worked {
+        ahead::offer(worked);
+    }
 }
 
 fn read_of_error(text: &str) -> &str {
