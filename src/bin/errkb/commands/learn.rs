@@ -939,13 +939,13 @@ fn result_text(content: Option<&RawValue>) -> String {
 const ERROR_CHARS_READ: usize = 20_000;
 
 /// What PostToolUseFailure.sql derives from a failure's text, worked out
-/// on the parsing thread for the `number`th call it read and offered to the
-/// SQL functions that will ask for it while that call is stored (see
+/// on the parsing thread for the `number`th call it read and offered to
+/// the SQL functions that will ask for it while that call is stored (see
 /// `errkb::ahead`): its secrets redacted, that text's home folders (and
-/// what else `redact_private` takes out) redacted, the excerpts of both, the signature of the second (the
-/// script's English text when no message catalog translates it). Only for
-/// what the script derives anything from: the tool's own errors and
-/// interrupts.
+/// what else `redact_private` takes out) redacted, the excerpts of both,
+/// the signature of the second (the script's English text when no message
+/// catalog translates it). Only for what the script derives anything
+/// from: the tool's own errors and interrupts.
 fn work_out_ahead(call: &Call, number: u64) {
     use errkb::ahead::{self, Rule};
     use errkb::text::{failure_kind, redact, signature};
