@@ -1094,7 +1094,7 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
     let mut best: Option<(Candidate, usize)> = None;
     // bun's test runner prints what its passing tests log among its
     // failures: an `error: …` a test caught is not what failed
-    let bun_test = lines.iter().any(|l| l.starts_with(BUN_FAIL));
+    let bun_test = lines.iter().any(|l| l.starts_with(BUN_FAIL) || l.trim_end() == BUN_UNHANDLED);
     let mut pytest_header = false;
     for (at, line) in lines.iter().enumerate() {
         // pytest's session header, after its `test session starts` banner
@@ -1113,7 +1113,11 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
             }
         }
         let Some(mut candidate) = judge(line) else { continue };
-        if bun_test && line.starts_with("error: ") && !bun_fails_after(&lines[at + 1..]) {
+        if bun_test
+            && line.starts_with("error: ")
+            && !bun_fails_after(&lines[at + 1..])
+            && !follows_bun_unhandled(&lines[..at])
+        {
             candidate.rank = candidate.rank.min(2);
         }
         // a miette diagnostic's category is the header's last word
@@ -1202,6 +1206,23 @@ fn is_pytest_header_line(line: &str) -> bool {
 
 /// How bun's test runner marks a failed test: `(fail) suite > test [0.60ms]`.
 const BUN_FAIL: &str = "(fail) ";
+
+/// How bun's test runner reports an error thrown outside any test (a test
+/// file that cannot load its imports, a rejection after a test ended): on
+/// the lines after it, between dashes or not, the error, which failed the
+/// run as a failed test does.
+const BUN_UNHANDLED: &str = "# Unhandled error between tests";
+
+/// Whether the line after `before` is the error of bun's `# Unhandled
+/// error between tests` report (its banner, then a line of dashes or not).
+fn follows_bun_unhandled(before: &[&str]) -> bool {
+    let mut previous = before.iter().rev().map(|l| l.trim_end());
+    match previous.next() {
+        Some(line) if line == BUN_UNHANDLED => true,
+        Some(line) if !line.is_empty() && line.bytes().all(|b| b == b'-') => previous.next() == Some(BUN_UNHANDLED),
+        _ => false,
+    }
+}
 
 /// Whether the lines after a bun test output's `error: …` line end in a
 /// failed test's mark before another error, another test file's header or
@@ -1810,6 +1831,29 @@ mod v3_tests {
                                      &failed[failed.find("      at").unwrap()..]));
         assert_eq!(cut.headline, "(fail) prompt > routing > prefers generic updates");
         assert!(cut.identified);
+    }
+
+    #[test]
+    fn an_error_bun_reports_between_tests_is_what_failed() {
+        // a pre-commit hook's bun test: passing tests logged errors on
+        // purpose, the output was cut, and a test file that could not load
+        // its imports failed the run
+        let logged = "$ bun test src/\nbun test v1.3.5 (1e86cebd)\n\nsrc/a/limiter.test.ts:\n\
+                      error: Item 3 failed\n      at <anonymous> (/w/src/a/limiter.test.ts:89:16)\n\n\
+                      ... [50013 characters truncated] ...\n\ntmp/x/hooks/useLogout.test.ts:\n\n";
+        let unhandled = "# Unhandled error between tests\n-------------------------------\n\
+                         error: Cannot find module 'next/navigation' from '/w/tmp/x/hooks/useLogout.test.ts'\n\
+                         -------------------------------\n\n 1365 pass\n 228 fail\n 228 errors\n";
+        let sig = signature(&format!("Exit code 1\n{logged}{unhandled}"));
+        assert!(sig.headline.starts_with("error: Cannot find module 'next/navigation' from "), "{}", sig.headline);
+        assert!(sig.identified);
+        // bun 1.3.13 prints the error right under the banner
+        let bare = "src/u.test.ts:\n# Unhandled error between tests\nerror: Cannot find module '$lib/utils' from '/w/src/u.test.ts'\n\
+                    0 pass / 1 fail / 1 error\n";
+        assert!(signature(bare).headline.starts_with("error: Cannot find module '$lib/utils'"), "{}", signature(bare).headline);
+        // the logged error alone, with no failure reported, stays what it was
+        let alone = signature(&format!("Exit code 1\n{logged}"));
+        assert_eq!(alone.headline, "error: Item 3 failed");
     }
 
     #[test]
