@@ -680,6 +680,22 @@ rules! {
     PY_LINE: |l| contains_any(l, EXCEPTION_ENDINGS),
         r"^(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Iteration)(?::|$)";
     JAVA_THREAD: |l| l.starts_with("Exception in thread \""), r#"^Exception in thread "[^"]*" (.*)$"#;
+    /// Elixir's error report, at compile time and at run time:
+    /// `** (CompileError) lib/app.ex:3: undefined function foo/0`.
+    ELIXIR: |l| l.starts_with("** ("), r"^\*\* \(([\w.]+)\) (.+)$";
+    /// The Kotlin compiler's diagnostic (`e: file:///w/Main.kt:12:5
+    /// Unresolved reference: foo`, before 2.0 `e: /w/Main.kt: (12, 5): …`).
+    KOTLIN: |l| l.starts_with("e: "), r"^e: (?:file://)?\S+?(?::\d+:\d+|: \(\d+, \d+\)):? (.+)$";
+    /// Gradle's line for a failed test's exception, under the test's
+    /// `AppTest > renders() FAILED`: `java.io.FileNotFoundException at AppTest.java:12`.
+    GRADLE_TEST_EXCEPTION: |l| l.contains(" at "),
+        r"^([\w.$]*(?:Exception|Error|Failure))(?:: (.+?))? at [\w.$]+\.(?:java|kt|groovy|scala):\d+$";
+    /// Ruby's uncaught error: `/w/app.rb:3:in '<main>': undefined local
+    /// variable or method 'foo' for main (NameError)` (before 3.4 the
+    /// method is quoted `like this').
+    RUBY: |l| l.contains(":in "), r"^\S+?:\d+:in [`'][^']*': (.+) \(([\w:]+)\)$";
+    /// `dotnet test`'s mark of a failed test: `Failed App.Tests.X.Renders [4 ms]`.
+    DOTNET_FAILED: |l| l.starts_with("Failed "), r"^Failed (\S+) \[[\d.]+ (?:ms|s|m)\]$";
     NODE_ERROR: |l| l.contains("Error"), r"^(?:Uncaught )?(Error|[A-Z]\w*Error)(?: \[([A-Z_]+)\])?: (.+)$";
     /// A diagnostic with its code in brackets, as rustc, clippy and ty
     /// print them: `error[E0382]: …`, `error[call-non-callable]: …`. (A
@@ -753,8 +769,9 @@ rules! {
     /// Lines that only say that a task, script or test run failed (a task
     /// runner's, a package manager's, a test runner's), never the
     /// signature when a line says what went wrong.
-    WRAPPER: |l| contains_any(l, &["failed", "Failed", "FAIL", "exit code", "exit status", "ELIFECYCLE", "Exit status"]),
-        r"(?i)^(?:\[[^\]]+\] )?ERROR task failed|^task: Failed to run task|^error: Recipe `[^`]*` failed|^FAIL\s+\S+(?:\s+\[[^\]]*failed\])?(?:\s+[\d.]+s)?$|^● Test suite failed to run$|^(?:npm (?:ERR!|error) )?(?:code ELIFECYCLE|errno \d+|Exit status \d+|Failed at the .* script|Lifecycle script .* failed|command failed)|^ELIFECYCLE\s+(?:Test failed|Command failed)|^(?:error )?Command failed with exit code \d+|^Error: Process completed with exit code|^error: script .* exited with code|^exit status \d+$|^error: process didn't exit successfully|^husky - .* (?:script )?failed|^Tests? failed\.?$|^\d+ (?:failing|failed)";
+    WRAPPER: |l| contains_any(l, &["failed", "Failed", "FAIL", "exit code", "exit status", "ELIFECYCLE", "Exit status",
+                                   "Compilation error in file", "There w", "ERRORS!"]),
+        r"(?i)^(?:\[[^\]]+\] )?ERROR task failed|^task: Failed to run task|^error: Recipe `[^`]*` failed|^FAIL\s+\S+(?:\s+\[[^\]]*failed\])?(?:\s+[\d.]+s)?$|^● Test suite failed to run$|^(?:npm (?:ERR!|error) )?(?:code ELIFECYCLE|errno \d+|Exit status \d+|Failed at the .* script|Lifecycle script .* failed|command failed)|^ELIFECYCLE\s+(?:Test failed|Command failed)|^(?:error )?Command failed with exit code \d+|^Error: Process completed with exit code|^error: script .* exited with code|^exit status \d+$|^error: process didn't exit successfully|^husky - .* (?:script )?failed|^Tests? failed\.?$|^\d+ (?:failing|failed)|^FAILURE: Build failed with an exception\.$|^Execution failed for task '[^']*'\.$|^> Task \S+ FAILED$|^BUILD FAILED(?: in .+)?$|^== Compilation error in file .+ ==$|^There (?:was|were) \d+ (?:failures?|errors?):$|^(?:FAILURES|ERRORS)!$";
     /// A git commit's hash, an object's id.
     HEX_ID: |h| h.bytes().filter(u8::is_ascii_hexdigit).count() >= 7, r"\b[0-9a-f]{7,40}\b";
     /// A branch or ref named in git's messages.
@@ -920,6 +937,23 @@ fn judge(line: &str) -> Option<Candidate> {
     if let Some(c) = GO_COMPILE.captures(trimmed) {
         return found(9, format!("go {}", &c[1]));
     }
+    if let Some(c) = ELIXIR.captures(trimmed) {
+        return found(8, format!("{}: {}", short_class(&c[1]), &c[2]));
+    }
+    if let Some(c) = KOTLIN.captures(trimmed) {
+        return found(9, format!("error: {}", &c[1]));
+    }
+    if let Some(c) = GRADLE_TEST_EXCEPTION.captures(trimmed) {
+        let class = short_class(&c[1]);
+        return found(8, c.get(2).map_or(class.to_string(), |m| format!("{class}: {}", m.as_str())));
+    }
+    if let Some(c) = RUBY.captures(trimmed) {
+        return found(8, format!("{}: {}", short_class(&c[2].replace("::", ".")), &c[1]));
+    }
+    if let Some(c) = DOTNET_FAILED.captures(trimmed) {
+        // the failed test's name: its error is on the lines after it
+        return found(6, format!("Failed {}", &c[1]));
+    }
     if let Some(c) = JAVA_THREAD.captures(trimmed) {
         let exception = &c[1];
         let class_end = exception.find(':').unwrap_or(exception.len());
@@ -1049,6 +1083,12 @@ const BOILERPLATE: &[Boilerplate] = {
         Shape(&FOUND_ERRORS),
         StartsWith("error: failed to push some refs"),
         StartsWith("hint: "),
+        // Gradle's report around what went wrong, and its advice
+        Is("* What went wrong:"),
+        Is("* Try:"),
+        StartsWith("> Run with --"),
+        StartsWith("> Get more help at "),
+        StartsWith("* Get more help at "),
         StartsWith("note: "),
         StartsWith("help: "),
         StartsWith("[notice]"),
@@ -1112,7 +1152,26 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
                 continue;
             }
         }
-        let Some(mut candidate) = judge(line) else { continue };
+        // `dotnet test` gives a failed test's error under `Error
+        // Message:`, indented, its exception named `System.X : message`
+        if at > 0 && lines[at - 1].trim() == "Error Message:" {
+            let message = line.trim().replacen(" : ", ": ", 1);
+            let text = judge(&message).filter(|c| c.rank >= 8).map_or(message, |c| c.text);
+            let candidate = Candidate { rank: 8, text };
+            if best.as_ref().is_none_or(|(b, _)| candidate.rank > b.rank) {
+                best = Some((candidate, at));
+            }
+            continue;
+        }
+        let Some(mut candidate) = judge(gradle_cause(line).unwrap_or(line)) else { continue };
+        // Gradle nests what went wrong (`> Could not resolve all files …`,
+        // then deeper `   > Could not find com.acme:lib:1.2.3.`): a cause
+        // with a deeper one under it only says where that one happened
+        if gradle_cause(line).is_some()
+            && lines.get(at + 1).is_some_and(|next| gradle_cause(next).is_some() && indent(next) > indent(line))
+        {
+            candidate.rank = candidate.rank.min(2);
+        }
         if bun_test
             && line.starts_with("error: ")
             && !bun_fails_after(&lines[at + 1..])
@@ -1202,6 +1261,17 @@ fn is_pytest_header_line(line: &str) -> bool {
             name.starts_with(|c: char| c.is_ascii_lowercase())
                 && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
         })
+}
+
+/// What a line of Gradle's `* What went wrong:` report says, past its `> `
+/// (`> Could not find com.acme:lib:1.2.3.`); none for another line.
+fn gradle_cause(line: &str) -> Option<&str> {
+    line.trim_start().strip_prefix("> ").filter(|cause| !cause.starts_with("Task ") && !cause.trim().is_empty())
+}
+
+/// How far `line` is indented, in bytes.
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
 }
 
 /// How bun's test runner marks a failed test: `(fail) suite > test [0.60ms]`.
@@ -1854,6 +1924,81 @@ mod v3_tests {
         // the logged error alone, with no failure reported, stays what it was
         let alone = signature(&format!("Exit code 1\n{logged}"));
         assert_eq!(alone.headline, "error: Item 3 failed");
+    }
+
+    #[test]
+    fn gradles_report_is_a_wrapper_around_what_went_wrong() {
+        let report = |task: &str, causes: &str| {
+            format!("\nFAILURE: Build failed with an exception.\n\n* What went wrong:\nExecution failed for task '{task}'.\n\
+                     {causes}\n\n* Try:\n> Run with --stacktrace option to get the stack trace.\n\
+                     > Get more help at https://help.gradle.org.\n\nBUILD FAILED in 2s")
+        };
+        // the Kotlin compiler's diagnostic, above the report
+        let kotlin = format!("Exit code 1\n> Task :app:compileKotlin FAILED\n\
+                              e: file:///w/app/src/main/kotlin/Main.kt:12:5 Unresolved reference: foo\n{}",
+                             report(":app:compileKotlin", "> Compilation error. See log for more details"));
+        let sig = signature(&kotlin);
+        assert_eq!(sig.headline, "error: Unresolved reference: foo");
+        assert!(sig.identified);
+        // javac's, the same
+        let java = format!("> Task :app:compileJava FAILED\n/w/app/src/main/java/App.java:12: error: cannot find symbol\n\
+                            1 error\n{}", report(":app:compileJava", "> Compilation failed; see the compiler error output for details."));
+        assert_eq!(signature(&java).headline, "error: cannot find symbol");
+        // only the report: its deepest cause
+        let dependency = report(":app:compileJava", "> Could not resolve all files for configuration ':app:compileClasspath'.\n   \
+                                > Could not find com.acme:lib:1.2.3.\n     Required by:\n         project :app");
+        let sig = signature(&dependency);
+        assert_eq!(sig.headline, "Could not find com.acme:lib:1.2.3.");
+        assert!(sig.identified);
+        // two failures of two tasks do not share a key made of the report
+        assert_ne!(signature(&kotlin).text, signature(&dependency).text);
+    }
+
+    #[test]
+    fn a_failed_dotnet_test_is_known_by_its_error_not_its_name() {
+        let run = |message: &str| {
+            format!("Exit code 1\nStarting test execution, please wait...\n  Failed App.Tests.RenderTests.Renders [4 ms]\n  \
+                     Error Message:\n   {message}\n  Stack Trace:\n     at App.Tests.RenderTests.Renders() in /w/App.Tests/RenderTests.cs:line 9\n\n\
+                     Failed!  - Failed:     1, Passed:     1, Skipped:     0, Total:     2, Duration: 12 ms - App.Tests.dll (net8.0)")
+        };
+        let missing = signature(&run("System.IO.FileNotFoundException : Could not find file '/w/bin/data.json'."));
+        assert!(missing.headline.starts_with("FileNotFoundException: Could not find file "), "{}", missing.headline);
+        let unequal = signature(&run("Assert.Equal() Failure: Strings differ"));
+        assert_eq!(unequal.headline, "Assert.Equal() Failure: Strings differ");
+        // the same error in another test is the same key
+        let other = run("System.IO.FileNotFoundException : Could not find file '/w/bin/data.json'.")
+            .replace("RenderTests.Renders", "ParseTests.Parses");
+        assert_eq!(signature(&other).text, missing.text);
+        // with no error message, the failed test's name says which
+        let bare = "  Failed App.Tests.RenderTests.Renders [4 ms]\n";
+        assert_eq!(signature(bare).headline, "Failed App.Tests.RenderTests.Renders");
+    }
+
+    #[test]
+    fn a_failed_test_run_of_gradle_phpunit_or_ruby_is_known_by_its_error() {
+        let gradle = "> Task :app:test FAILED\n\nRenderTest > renders() FAILED\n    java.io.FileNotFoundException at RenderTest.java:12\n\n\
+                      2 tests completed, 1 failed\n\nFAILURE: Build failed with an exception.\n";
+        assert_eq!(signature(gradle).headline, "FileNotFoundException");
+        let phpunit = "PHPUnit 10.5.0 by Sebastian Bergmann and contributors.\n\n.F    2 / 2 (100%)\n\nThere was 1 failure:\n\n\
+                       1) Tests\\RenderTest::testRenders\nFailed asserting that two strings are identical.\n\n\
+                       /w/tests/RenderTest.php:9\n\nFAILURES!\nTests: 2, Assertions: 2, Failures: 1.";
+        assert_eq!(signature(phpunit).headline, "Failed asserting that two strings are identical.");
+        let ruby = "/w/app.rb:3:in `<main>': undefined local variable or method `foo' for main:Object (NameError)";
+        assert_eq!(signature(ruby).headline, "NameError: undefined local variable or method `foo' for main:Object");
+        let ruby34 = "/w/lib/app.rb:3:in 'App#run': undefined method 'size' for nil (NoMethodError)";
+        assert_eq!(signature(ruby34).headline, "NoMethodError: undefined method 'size' for nil");
+    }
+
+    #[test]
+    fn elixirs_error_is_its_exception_and_message() {
+        let compile = "Exit code 1\nCompiling 1 file (.ex)\n\n== Compilation error in file lib/app.ex ==\n\
+                       ** (CompileError) lib/app.ex:3: undefined function foo/0 (expected App to define such a function)\n";
+        let sig = signature(compile);
+        assert!(sig.headline.starts_with("CompileError: lib/app.ex:3: undefined function foo/0"), "{}", sig.headline);
+        assert!(sig.identified);
+        let run = "** (UndefinedFunctionError) function Foo.bar/0 is undefined (module Foo is not available)\n    \
+                   Foo.bar()\n    (elixir 1.16.0) lib/code.ex:572: Code.validated_eval_string/3";
+        assert_eq!(signature(run).headline, "UndefinedFunctionError: function Foo.bar/0 is undefined (module Foo is not available)");
     }
 
     #[test]
