@@ -226,7 +226,8 @@ fn compute(text: &str) -> Signature {
     // sentence, the last line, is its error
     if failed && !identified && lines.len() > 1 {
         let last = lines[lines.len() - 1].trim();
-        if words(last) >= 6 && last.starts_with(char::is_alphabetic) && !is_tally(last) {
+        // (a wrapper's last word, a tally, is no such sentence)
+        if words(last) >= 6 && last.starts_with(char::is_alphabetic) && !is_tally(last) && !WRAPPER.is_match(last) {
             // (the signature of that line alone, as a failed command's one
             // sentence is identified above)
             let mut alone = compute(last);
@@ -694,6 +695,9 @@ rules! {
     /// variable or method 'foo' for main (NameError)` (before 3.4 the
     /// method is quoted `like this').
     RUBY: |l| l.contains(":in "), r"^\S+?:\d+:in [`'][^']*': (.+) \(([\w:]+)\)$";
+    /// ShellCheck's finding, under the line it marks: `^-- SC2086 (info):
+    /// Double quote to prevent globbing and word splitting.`
+    SHELLCHECK: |l| l.contains("-- SC"), r"^\^-*\s+(SC\d{4})(?:\s+\((error|warning|info|style)\))?:\s+(.+)$";
     /// `dotnet test`'s mark of a failed test: `Failed App.Tests.X.Renders [4 ms]`.
     DOTNET_FAILED: |l| l.starts_with("Failed "), r"^Failed (\S+) \[[\d.]+ (?:ms|s|m)\]$";
     NODE_ERROR: |l| l.contains("Error"), r"^(?:Uncaught )?(Error|[A-Z]\w*Error)(?: \[([A-Z_]+)\])?: (.+)$";
@@ -770,8 +774,9 @@ rules! {
     /// runner's, a package manager's, a test runner's), never the
     /// signature when a line says what went wrong.
     WRAPPER: |l| contains_any(l, &["failed", "Failed", "FAIL", "exit code", "exit status", "ELIFECYCLE", "Exit status",
-                                   "Compilation error in file", "There w", "ERRORS!"]),
-        r"(?i)^(?:\[[^\]]+\] )?ERROR task failed|^task: Failed to run task|^error: Recipe `[^`]*` failed|^FAIL\s+\S+(?:\s+\[[^\]]*failed\])?(?:\s+[\d.]+s)?$|^● Test suite failed to run$|^(?:npm (?:ERR!|error) )?(?:code ELIFECYCLE|errno \d+|Exit status \d+|Failed at the .* script|Lifecycle script .* failed|command failed)|^ELIFECYCLE\s+(?:Test failed|Command failed)|^(?:error )?Command failed with exit code \d+|^Error: Process completed with exit code|^error: script .* exited with code|^exit status \d+$|^error: process didn't exit successfully|^husky - .* (?:script )?failed|^Tests? failed\.?$|^\d+ (?:failing|failed)|^FAILURE: Build failed with an exception\.$|^Execution failed for task '[^']*'\.$|^> Task \S+ FAILED$|^BUILD FAILED(?: in .+)?$|^== Compilation error in file .+ ==$|^There (?:was|were) \d+ (?:failures?|errors?):$|^(?:FAILURES|ERRORS)!$";
+                                   "Compilation error in file", "There w", "ERRORS!", "Cannot build '", "dependency failed",
+                                   "dependencies failed"]),
+        r"(?i)^(?:\[[^\]]+\] )?ERROR task failed|^task: Failed to run task|^error: Recipe `[^`]*` failed|^FAIL\s+\S+(?:\s+\[[^\]]*failed\])?(?:\s+[\d.]+s)?$|^● Test suite failed to run$|^(?:npm (?:ERR!|error) )?(?:code ELIFECYCLE|errno \d+|Exit status \d+|Failed at the .* script|Lifecycle script .* failed|command failed)|^ELIFECYCLE\s+(?:Test failed|Command failed)|^(?:error )?Command failed with exit code \d+|^Error: Process completed with exit code|^error: script .* exited with code|^exit status \d+$|^error: process didn't exit successfully|^husky - .* (?:script )?failed|^Tests? failed\.?$|^\d+ (?:failing|failed)|^FAILURE: Build failed with an exception\.$|^Execution failed for task '[^']*'\.$|^> Task \S+ FAILED$|^BUILD FAILED(?: in .+)?$|^== Compilation error in file .+ ==$|^There (?:was|were) \d+ (?:failures?|errors?):$|^(?:FAILURES|ERRORS)!$|^error: builder for '[^']*' failed with exit code \d+;?$|^error: \d+ dependenc(?:y|ies) of derivation '[^']*' failed to build$|^error: Cannot build '[^']*'\.$|^Reason: \d+ dependenc(?:y|ies) failed\.$|^error: Build failed due to failed dependency$|^x Build failed in [\d.]+m?s$|^Failed to compile\.?$|^>? ?Build failed because of webpack errors$";
     /// A git commit's hash, an object's id.
     HEX_ID: |h| h.bytes().filter(u8::is_ascii_hexdigit).count() >= 7, r"\b[0-9a-f]{7,40}\b";
     /// A branch or ref named in git's messages.
@@ -857,6 +862,17 @@ fn judge(line: &str) -> Option<Candidate> {
     // what a git server says comes through as `remote: …`
     let line = line.strip_prefix("remote: ").unwrap_or(line);
     let trimmed = line.trim();
+    let found = |rank: u8, text: String| Some(Candidate { rank, text });
+    if let Some(c) = SHELLCHECK.captures(trimmed) {
+        // (its marker starts like a source excerpt's `^`); an error outranks
+        // a warning, a warning a note
+        let rank = match c.get(2).map(|m| m.as_str()) {
+            Some("error") | None => 8,
+            Some("warning") => 7,
+            _ => 6,
+        };
+        return found(rank, format!("{}: {}", &c[1], &c[3]));
+    }
     if is_boilerplate(trimmed) {
         return None;
     }
@@ -871,7 +887,6 @@ fn judge(line: &str) -> Option<Candidate> {
             return judge(inner);
         }
     }
-    let found = |rank: u8, text: String| Some(Candidate { rank, text });
     if WRAPPER.is_match(trimmed) || is_tally(trimmed) || LINT_STAGED.is_match(trimmed) {
         // only better than a line that says nothing of an error
         return found(2, trimmed.to_string());
@@ -1083,6 +1098,9 @@ const BOILERPLATE: &[Boilerplate] = {
         Shape(&FOUND_ERRORS),
         StartsWith("error: failed to push some refs"),
         StartsWith("hint: "),
+        Is("error during build:"),
+        StartsWith("For full logs, run 'nix log "),
+        StartsWith("(stack trace truncated; use '--show-trace'"),
         // Gradle's report around what went wrong, and its advice
         Is("* What went wrong:"),
         Is("* Try:"),
@@ -1189,6 +1207,14 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
                 Some(category) => format!("{category}: {}", &candidate.text[3..]),
                 None => candidate.text[3..].to_string(),
             };
+            // a message that ends in a colon says what its cause, on the
+            // next line, is about (uv: `× No solution found when resolving
+            // dependencies:` then `╰─▶ Because foo==2.0 depends on …`)
+            if candidate.text.ends_with(':') {
+                if let Some(cause) = lines.get(at + 1).and_then(|l| l.trim_start().strip_prefix("╰─▶ ")) {
+                    candidate.text = format!("{} {}", candidate.text, cause.trim());
+                }
+            }
         }
         // A miette diagnostic's severity is the mark of its message, on a
         // line after its header: `×` an error, `!` a warning. A warning did
@@ -1987,6 +2013,43 @@ mod v3_tests {
         assert_eq!(signature(ruby).headline, "NameError: undefined local variable or method `foo' for main:Object");
         let ruby34 = "/w/lib/app.rb:3:in 'App#run': undefined method 'size' for nil (NoMethodError)";
         assert_eq!(signature(ruby34).headline, "NoMethodError: undefined method 'size' for nil");
+    }
+
+    #[test]
+    fn nix_vite_and_next_say_that_a_build_failed_around_its_error() {
+        let nix = "error: builder for '/nix/store/8x7k-hello-2.12.drv' failed with exit code 2;\n       last 5 log lines:\n       \
+                   > gcc -c hello.c\n       > hello.c:3:1: error: unknown type name 'foo'\n       \
+                   For full logs, run 'nix log /nix/store/8x7k-hello-2.12.drv'.\n\
+                   error: 1 dependencies of derivation '/nix/store/9y-home-manager-path.drv' failed to build";
+        assert_eq!(signature(nix).headline, "error: unknown type name 'foo'");
+        let darwin = "building the system configuration...\nerror: Cannot build '/nix/store/x-darwin-system.drv'.\n       \
+                      Reason: 1 dependency failed.\n       Output paths:\n         /nix/store/x-darwin-system\n\
+                      error: Build failed due to failed dependency";
+        assert!(signature(darwin).headline.starts_with("error: Cannot build "), "nothing else to go by");
+        assert!(!signature(darwin).identified);
+        // nor is the wrapper's last line, after the harness's exit code
+        assert!(!signature(&format!("Exit code 1\n{darwin}")).identified, "{}", signature(&format!("Exit code 1\n{darwin}")).headline);
+        let vite = "vite v5.2.0 building for production...\nx Build failed in 120ms\nerror during build:\n\
+                    [vite]: Rollup failed to resolve import \"lodash-es\" from \"/w/src/main.ts\".\n";
+        assert!(signature(vite).headline.starts_with("[vite]: Rollup failed to resolve import"), "{}", signature(vite).headline);
+        let next = "   Creating an optimized production build ...\nFailed to compile.\n\n./src/app/page.tsx\n\
+                    Module not found: Can't resolve '@/components/Hero'\n\n> Build failed because of webpack errors";
+        assert_eq!(signature(next).headline, "Module not found: Can't resolve '@/components/Hero'");
+    }
+
+    #[test]
+    fn shellchecks_finding_and_uvs_cause_are_the_error() {
+        let shellcheck = "\nIn scripts/install.sh line 12:\nif [ $1 == \"x\" ]; then\n     \
+                          ^-- SC2086 (info): Double quote to prevent globbing and word splitting.\n        \
+                          ^-- SC3014 (warning): In POSIX sh, == in place of = is undefined.\n\nFor more information:\n  \
+                          https://www.shellcheck.net/wiki/SC3014 -- In POSIX sh, == in place of = is ...";
+        let sig = signature(shellcheck);
+        assert_eq!(sig.headline, "SC3014: In POSIX sh, == in place of = is undefined.");
+        assert!(sig.identified);
+        let uv = "  × No solution found when resolving dependencies:\n  \
+                  ╰─▶ Because foo==2.0 depends on bar>=3 and you require bar<3, we can conclude that you require foo<2.0.";
+        assert!(signature(uv).headline.starts_with("No solution found when resolving dependencies: Because foo==2.0 depends on"),
+                "{}", signature(uv).headline);
     }
 
     #[test]
