@@ -797,6 +797,15 @@ rules! {
     NODE_PROCESS_WARNING: |l| l.starts_with("(node:"), r"^\(node:\d+\) ";
     SQL_LINE: |l| l.starts_with("LINE "), r"^LINE \d+:";
     SOURCE_LINE: |l| l.starts_with(|c: char| c.is_ascii_digit()), r"^\d+ \|";
+    /// pytest's section banners: `==== FAILURES ====`, `____ ERROR at
+    /// setup of test_db ____`, `=== short test summary info ===`.
+    PYTEST_BANNER: |l| l.starts_with("===") || l.starts_with("___"), r"^(?:={3,}|_{3,}) .+ (?:={3,}|_{3,})$";
+    /// A formatter's check that found a file to reformat: ruff's `Would
+    /// reformat: src/app.py`, black's `would reformat src/app.py`, cargo
+    /// fmt's `Diff in /w/src/main.rs at line 3:`, Prettier's `[warn] Code
+    /// style issues found in the above file. Run Prettier with --write to fix.`
+    FORMAT_CHECK: |l| contains_any(l, &["ould reformat", "Diff in ", "Code style issues"]),
+        r"^(Would reformat:|would reformat) \S|^Diff in \S+ at line \d+:$|^\[warn\] Code style issues found in ";
     TAP_SUMMARY: |l| l.starts_with("# "), r"^# (?:tests|pass|fail|cancelled|skipped|todo|duration_ms|suites)";
 
     // What `mask` finds in the headline.
@@ -988,6 +997,17 @@ fn judge(line: &str) -> Option<Candidate> {
             );
         }
     }
+    // pytest's error lines (`E       fixture 'database' not found`): the
+    // error it reports, when it names no exception
+    if let Some(message) = line.strip_prefix('E').filter(|m| m.starts_with("   ")).map(str::trim) {
+        if !message.is_empty() && !message.starts_with(['+', '-', '?']) && says_something_failed(message) {
+            return found(7, message.to_string());
+        }
+    }
+    if FORMAT_CHECK.is_match(trimmed) {
+        // a file the formatter would change: what is wrong is the format
+        return found(7, trimmed.to_string());
+    }
     if let Some(c) = SQLITE.captures(trimmed) {
         return found(
             8,
@@ -1124,6 +1144,7 @@ const BOILERPLATE: &[Boilerplate] = {
         StartsWith("|"),
         StartsWith("-->"),
         Shape(&SOURCE_LINE),
+        Shape(&PYTEST_BANNER),
         StartsWith("ERROR: No matching distribution found for"),
         StartsWith("error: Recipe for target"),
         StartsWith("Error: Process completed with exit code"),
@@ -2050,6 +2071,39 @@ mod v3_tests {
                   ╰─▶ Because foo==2.0 depends on bar>=3 and you require bar<3, we can conclude that you require foo<2.0.";
         assert!(signature(uv).headline.starts_with("No solution found when resolving dependencies: Because foo==2.0 depends on"),
                 "{}", signature(uv).headline);
+    }
+
+    #[test]
+    fn pytests_banners_are_not_its_error_and_its_e_lines_are() {
+        let fixture = "Exit code 1\n==================================== ERRORS ====================================\n\
+                       _________________________ ERROR at setup of test_db __________________________\n\
+                       file /w/tests/test_db.py, line 5\n  def test_db(database):\nE       fixture 'database' not found\n\
+                       >       available fixtures: cache, capfd, capsys, tmp_path\n\n/w/tests/test_db.py:5\n\
+                       =========================== short test summary info ============================\n\
+                       ERROR tests/test_db.py::test_db\n========================= 1 error in 0.01s =========================";
+        let sig = signature(fixture);
+        assert_eq!(sig.headline, "fixture 'database' not found");
+        assert!(sig.identified);
+        // an exception on an E line outranks it, as before
+        let exc = fixture.replace("E       fixture 'database' not found", "E   ModuleNotFoundError: No module named 'fastapi'");
+        assert_eq!(signature(&exc).headline, "ModuleNotFoundError: No module named 'fastapi'");
+    }
+
+    #[test]
+    fn a_formatters_check_says_what_is_wrong() {
+        for (output, headline) in [
+            ("Exit code 1\nWould reformat: src/app.py\n1 file would be reformatted, 9 files already formatted", "Would reformat: src/app.py"),
+            ("Exit code 1\nwould reformat /w/src/app.py\n\nOh no! 💥 💔 💥\n1 file would be reformatted.", "would reformat /w/src/app.py"),
+            ("Exit code 1\nDiff in /w/src/main.rs at line 3:\n fn main() {\n-    let x=1;\n+    let x = 1;\n }", "Diff in /w/src/main.rs at line 3:"),
+            ("Exit code 1\nChecking formatting...\n[warn] src/app.ts\n[warn] Code style issues found in the above file. Run Prettier with --write to fix.",
+             "[warn] Code style issues found in the above file. Run Prettier with --write to fix."),
+        ] {
+            let sig = signature(output);
+            assert_eq!(sig.headline, headline);
+            assert!(sig.identified, "{output}");
+        }
+        // two files of one project to reformat are one error
+        assert_eq!(signature("Would reformat: src/a.py").text, signature("Would reformat: lib/b/c.py").text);
     }
 
     #[test]
