@@ -357,6 +357,13 @@ fn own_output_plain(text: &str) -> Cow<'_, str> {
         .then(|| turbo_prefix(&lines))
         .flatten();
     let mut changed = false;
+    // act (GitHub Actions run locally) puts `[workflow/job]   | ` before
+    // every line a step printed, and reports each step and the job on
+    // lines of its own: the steps' output is what failed
+    if is_act_log(&lines) {
+        lines = lines.iter().filter_map(|l| act_step_output(l)).collect();
+        changed = true;
+    }
     if let Some(prefix) = &turbo {
         let stripped: Vec<&str> = lines
             .iter()
@@ -419,6 +426,28 @@ fn own_output_plain(text: &str) -> Cow<'_, str> {
         return Cow::Borrowed(&text[from..]);
     }
     Cow::Owned(lines[first..last].join("\n"))
+}
+
+/// Whether `lines` are act's log: its `[workflow/job] ⭐ Run …` step lines.
+fn is_act_log(lines: &[&str]) -> bool {
+    lines.iter().any(|l| l.starts_with('[') && (l.contains("] ⭐ Run ") || l.contains("] 🏁  Job ")))
+}
+
+/// A line of act's log as what a step printed (`[CI/test]   | Would
+/// reformat: a.py` is `Would reformat: a.py`); none for act's own lines
+/// (`[CI/test]   ❌  Failure - Main Run formatting check`, `exitcode '1':
+/// failure`, its last `Error: Job 'test' failed`). A line of another
+/// program, before act began, stays.
+fn act_step_output<'a>(line: &'a str) -> Option<&'a str> {
+    if let Some((job, rest)) = line.strip_prefix('[').and_then(|l| l.split_once("] ")) {
+        if job.contains('/') && !job.contains(char::is_whitespace) {
+            return rest.trim_start().strip_prefix('|').map(|out| out.strip_prefix(' ').unwrap_or(out));
+        }
+    }
+    if line.starts_with("Error: Job '") && line.ends_with("' failed") {
+        return None;
+    }
+    Some(line)
 }
 
 /// The `<package>:<task>: ` turbo puts before the lines of a task's
@@ -728,6 +757,10 @@ rules! {
     LINT_STAGED: |l| l.starts_with("[FAILED]") || l.starts_with("✖ ") && l.contains(" failed"), r"^\[FAILED\]|^✖ .* failed";
     /// Go's compiler: `./a.go:3:2: undefined: Foo`.
     GO_COMPILE: |l| l.contains(".go:"), r"^(?:\./)?[\w./\\-]+\.go:\d+(?::\d+)?: (.+)$";
+    /// pyright's diagnostic: `/w/app.py:12:5 - error: "foo" is not defined
+    /// (reportUndefinedVariable)`, its rule last.
+    PYRIGHT: |l| l.contains(" - error: ") || l.contains(" - warning: "),
+        r"^.+?:\d+:\d+ - (error|warning): (.+?)$";
     TSC: |l| l.contains("error TS"), r"^(?:.+?\(\d+,\d+\): |.+?:\d+:\d+ - )?error (TS\d{4,5}): (.+)$";
     GCC_LIKE: |l| contains_any(l, &[": error", ": Error", ": fatal error"]),
         r"^(?:.+?):\d+(?::\d+)?: (?:fatal error|error|Error)(?: (C\d{4}))?: (.+)$";
@@ -927,6 +960,10 @@ fn judge(line: &str) -> Option<Candidate> {
             return found(2, trimmed.to_string());
         }
         return found(8, format!("× {message}"));
+    }
+    if let Some(c) = PYRIGHT.captures(trimmed) {
+        // a warning did not fail the run where an error is reported too
+        return found(if &c[1] == "error" { 9 } else { 7 }, format!("{}: {}", &c[1], &c[2]));
     }
     if let Some(c) = TSC.captures(trimmed) {
         return found(9, format!("error {}: {}", &c[1], &c[2]));
@@ -2104,6 +2141,31 @@ mod v3_tests {
         }
         // two files of one project to reformat are one error
         assert_eq!(signature("Would reformat: src/a.py").text, signature("Would reformat: lib/b/c.py").text);
+    }
+
+    #[test]
+    fn what_a_step_printed_under_act_is_the_error_not_acts_report() {
+        let act = "Exit code 1\n[CI/test] ⭐ Run Main Run linting\n[CI/test]   🐳  docker exec cmd=[bash -e /var/run/act/workflow/5] user= workdir=\n\
+                   [CI/test]   | All checks passed!\n[CI/test]   ✅  Success - Main Run linting [660ms]\n\
+                   [CI/test] ⭐ Run Main Run formatting check\n[CI/test]   | Would reformat: test/test_a.py\n\
+                   [CI/test]   | 1 file would be reformatted, 10 files already formatted\n\
+                   [CI/test]   ❌  Failure - Main Run formatting check [664ms]\n[CI/test] exitcode '1': failure\n\
+                   [CI/test] 🏁  Job failed\nError: Job 'test' failed";
+        let sig = signature(act);
+        assert_eq!(sig.headline, "Would reformat: test/test_a.py");
+        assert!(sig.identified);
+        // another step's error under act is another key
+        let pyright = act.replace("Would reformat: test/test_a.py", "/w/a.py:3:8 - error: Import \"x\" could not be resolved");
+        assert_ne!(signature(&pyright).text, sig.text);
+        // pyright's diagnostics under act, after a line of the step's log
+        // that reads as a failure (a target triple's `-unknown-`)
+        let typecheck = act.replace("Would reformat: test/test_a.py",
+                                    "Trying to restore uv cache with key: setup-uv-1-x86_64-unknown-linux-gnu-0.7.13-f6c65b29c8\n\
+                                     [CI/test]   |   /w/app/converter.py:459:29 - error: Type of \"name\" is unknown (reportUnknownMemberType)");
+        assert_eq!(signature(&typecheck).headline, "error: Type of \"name\" is unknown (reportUnknownMemberType)");
+        // a bracketed log that is not act's keeps its lines
+        let maven = "[INFO] Running com.acme.RenderTest\n[ERROR] Failed to execute goal x: There are test failures.";
+        assert_eq!(own_output(maven), maven);
     }
 
     #[test]
