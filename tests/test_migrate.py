@@ -215,3 +215,38 @@ def test_a_version_18_database_knows_a_sandboxs_refusal_without_its_program(tmp_
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
         assert conn.execute("SELECT signature FROM error_kb_signatures").fetchall() == [
             ("<V>: Operation not permitted",)]
+
+
+def test_a_version_19_database_is_keyed_by_the_error_in_a_build_tools_report(tmp_path):
+    """v20: a stored signature made of Gradle's report (`FAILURE: Build
+    failed with an exception.`, which every Gradle failure shares) is made
+    again from the compiler's diagnostic in it: the same failure is then
+    found by its own key, and another Gradle failure no longer is."""
+    home = tmp_path / "home"
+    db = home / ".reflexion" / "data" / "reflexion.db"
+    report = ("\n\nFAILURE: Build failed with an exception.\n\n* What went wrong:\n"
+              "Execution failed for task ':app:compileKotlin'.\n> Compilation error. See log for more details\n\n"
+              "BUILD FAILED in 5s")
+    error = "Exit code 1\n> Task :app:compileKotlin FAILED\ne: file:///w/app/src/Main.kt:12:5 Unresolved reference: foo" + report
+    runner("record", "--error", error, "--resolution", "import com.acme.foo in Main.kt",
+           env={"HOME": str(home)}, check=True)
+    with connection(db) as conn:
+        conn.execute("UPDATE error_kb_signatures SET signature = 'FAILURE: Build failed with an exception.'")
+        conn.execute("PRAGMA user_version = 19")
+
+    def told(text, session):
+        payload = {"session_id": session, "cwd": "/w/app", "tool_name": "Bash",
+                   "tool_input": {"command": "./gradlew build"}, "error": text}
+        proc = runner("hook", "PostToolUseFailure", stdin=json.dumps(payload), env={"HOME": str(home)})
+        return proc.stdout and json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+
+    assert "import com.acme.foo" in told(error, "s1")
+    with connection(db) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        assert conn.execute("SELECT signature FROM error_kb_signatures").fetchall() == [
+            ("error: Unresolved reference: foo",)]
+    # a dependency that cannot be found is another error, though its report reads alike
+    other = "Exit code 1" + report.replace("> Compilation error. See log for more details",
+                                           "> Could not find com.acme:lib:1.2.3.")
+    answer = told(other, "s2")
+    assert not answer or "import com.acme.foo" not in answer, answer
