@@ -343,8 +343,9 @@ pub fn excerpt(text: &str) -> Cow<'_, str> {
 /// too), `cargo run`'s and husky's last word. The error is the same
 /// whatever ran it. Empty when there is nothing else: then `text`.
 pub fn own_output(text: &str) -> Cow<'_, str> {
-    // (colours and cursor moves are not part of it either)
-    match strip_ansi(text) {
+    // (colours, cursor moves and other controls are not part of it either:
+    // the same rule as for what is stored, `terminal::inert`)
+    match crate::text::terminal::inert(text) {
         Cow::Borrowed(plain) => own_output_plain(plain),
         Cow::Owned(plain) => Cow::Owned(own_output_plain(&plain).into_owned()),
     }
@@ -539,44 +540,6 @@ fn wrapper_footer(line: &str) -> Option<bool> {
 /// run of a program errkb knows.
 fn echoed_command(line: &str) -> bool {
     crate::text::command::analyse(line).is_some_and(|c| crate::text::command::is_known(&c.program))
-}
-
-/// `text` without ANSI escape sequences (`ESC [ … letter`, `ESC ] … BEL`).
-fn strip_ansi(text: &str) -> Cow<'_, str> {
-    if !text.contains('\x1b') {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\x1b' {
-            out.push(c);
-            continue;
-        }
-        match chars.peek() {
-            Some('[') => {
-                chars.next();
-                // parameters, then one final letter (or ~)
-                for c in chars.by_ref() {
-                    if c.is_ascii_alphabetic() || c == '~' {
-                        break;
-                    }
-                }
-            }
-            Some(']') => {
-                // an operating system command: up to BEL or ESC \
-                for c in chars.by_ref() {
-                    if c == '\x07' || c == '\x1b' {
-                        break;
-                    }
-                }
-            }
-            _ => {
-                chars.next();
-            }
-        }
-    }
-    Cow::Owned(out)
 }
 
 /// The rank of a line that says something failed (see `judge`): below it,
@@ -808,8 +771,8 @@ rules! {
     /// signature when a line says what went wrong.
     WRAPPER: |l| contains_any(l, &["failed", "Failed", "FAIL", "exit code", "exit status", "ELIFECYCLE", "Exit status",
                                    "Compilation error in file", "There w", "ERRORS!", "Cannot build '", "dependency failed",
-                                   "dependencies failed"]),
-        r"(?i)^(?:\[[^\]]+\] )?ERROR task failed|^task: Failed to run task|^error: Recipe `[^`]*` failed|^FAIL\s+\S+(?:\s+\[[^\]]*failed\])?(?:\s+[\d.]+s)?$|^● Test suite failed to run$|^(?:npm (?:ERR!|error) )?(?:code ELIFECYCLE|errno \d+|Exit status \d+|Failed at the .* script|Lifecycle script .* failed|command failed)|^ELIFECYCLE\s+(?:Test failed|Command failed)|^(?:error )?Command failed with exit code \d+|^Error: Process completed with exit code|^error: script .* exited with code|^exit status \d+$|^error: process didn't exit successfully|^husky - .* (?:script )?failed|^Tests? failed\.?$|^\d+ (?:failing|failed)|^FAILURE: Build failed with an exception\.$|^Execution failed for task '[^']*'\.$|^> Task \S+ FAILED$|^BUILD FAILED(?: in .+)?$|^== Compilation error in file .+ ==$|^There (?:was|were) \d+ (?:failures?|errors?):$|^(?:FAILURES|ERRORS)!$|^error: builder for '[^']*' failed with exit code \d+;?$|^error: \d+ dependenc(?:y|ies) of derivation '[^']*' failed to build$|^error: Cannot build '[^']*'\.$|^Reason: \d+ dependenc(?:y|ies) failed\.$|^error: Build failed due to failed dependency$|^x Build failed in [\d.]+m?s$|^Failed to compile\.?$|^>? ?Build failed because of webpack errors$";
+                                   "dependencies failed", "┃", "lefthook", "summary: (done", "🥊", "✔"]),
+        r"(?i)^(?:\[[^\]]+\] )?ERROR task failed|^task: Failed to run task|^error: Recipe `[^`]*` failed|^FAIL\s+\S+(?:\s+\[[^\]]*failed\])?(?:\s+[\d.]+s)?$|^● Test suite failed to run$|^(?:npm (?:ERR!|error) )?(?:code ELIFECYCLE|errno \d+|Exit status \d+|Failed at the .* script|Lifecycle script .* failed|command failed)|^ELIFECYCLE\s+(?:Test failed|Command failed)|^(?:error )?Command failed with exit code \d+|^Error: Process completed with exit code|^error: script .* exited with code|^exit status \d+$|^error: process didn't exit successfully|^husky - .* (?:script )?failed|^Tests? failed\.?$|^\d+ (?:failing|failed)|^FAILURE: Build failed with an exception\.$|^Execution failed for task '[^']*'\.$|^> Task \S+ FAILED$|^BUILD FAILED(?: in .+)?$|^== Compilation error in file .+ ==$|^There (?:was|were) \d+ (?:failures?|errors?):$|^(?:FAILURES|ERRORS)!$|^error: builder for '[^']*' failed with exit code \d+;?$|^error: \d+ dependenc(?:y|ies) of derivation '[^']*' failed to build$|^error: Cannot build '[^']*'\.$|^Reason: \d+ dependenc(?:y|ies) failed\.$|^error: Build failed due to failed dependency$|^x Build failed in [\d.]+m?s$|^Failed to compile\.?$|^>? ?Build failed because of webpack errors$|^(?:exit status \d+\s*)?┃\s+\S.* ❯$|^│ 🥊 lefthook v|^summary: \(done in |^(?:🥊|✔️|✔)\s*\S+(?: \([\d.]+ seconds\))?$";
     /// A git commit's hash, an object's id.
     HEX_ID: |h| h.bytes().filter(u8::is_ascii_hexdigit).count() >= 7, r"\b[0-9a-f]{7,40}\b";
     /// A branch or ref named in git's messages.
@@ -1080,6 +1043,10 @@ fn judge(line: &str) -> Option<Candidate> {
     }
     if let Some(c) = TERRAFORM.captures(trimmed) {
         return found(8, format!("Error: {}", &c[1]));
+    }
+    // git add's refusal of an ignored path, which says no `error:`
+    if trimmed == "The following paths are ignored by one of your .gitignore files:" {
+        return found(7, trimmed.to_string());
     }
     if let Some(c) = GIT.captures(trimmed) {
         return found(7, format!("{}: {}", &c[1], &c[2]));
@@ -2166,6 +2133,19 @@ mod v3_tests {
         // a bracketed log that is not act's keeps its lines
         let maven = "[INFO] Running com.acme.RenderTest\n[ERROR] Failed to execute goal x: There are test failures.";
         assert_eq!(own_output(maven), maven);
+    }
+
+    #[test]
+    fn lefthooks_report_is_a_wrapper_around_its_jobs_output() {
+        let hook = "Exit code 1\n╭───────────────────────────────────────╮\n│ 🥊 lefthook v1.12.3  hook: pre-commit │\n\
+                    ╰───────────────────────────────────────╯\n┃  biome-fix ❯ \n\nChecked 4 files in 23ms. No fixes applied.\n\
+                    The following paths are ignored by one of your .gitignore files:\nnode_modules\n\
+                    hint: Use -f if you really want to add them.\n\nexit status 1┃  biome-format-check ❯ \n\n\
+                    Checked 4 files in 1313µs. No fixes applied.\n\n  ────────────────────────────────────\n\
+                    summary: (done in 0.99 seconds)       \n✔️ biome-format-check (0.18 seconds)\n🥊 biome-fix (0.34 seconds)";
+        let sig = signature(hook);
+        assert_eq!(sig.headline, "The following paths are ignored by one of your .gitignore files:");
+        assert!(sig.identified);
     }
 
     #[test]

@@ -22,7 +22,9 @@
 //! - C0 controls and DEL, except `\n` and `\t`. Line ends become `\n`:
 //!   `\r\n` (and `\r\r\n`) is `\n`, and a `\r` that overwrites a line (a
 //!   progress bar) is `\n` too, so that every state the line went through
-//!   is kept, on a line of its own, rather than only the last.
+//!   is kept, on a line of its own, rather than only the last. So is a
+//!   move to the line's first column (`ESC [ 1 G`), the way spinners
+//!   redraw a line: `⠙` and the message after it are two lines, not one.
 //!
 //! A JSON document (an object or array, as `events.data` and resolutions
 //! are) is made inert string by string: its escapes (`\u001b`, `\r`) are
@@ -93,7 +95,12 @@ fn inert_plain(text: &str) -> Cow<'_, str> {
                     (i + run, "\n")
                 }
             }
-            ESC => (escape_end(bytes, i + 1), ""),
+            ESC => {
+                let end = escape_end(bytes, i + 1);
+                // a move to the line's first column (`ESC [ 1 G`) redraws
+                // the line, as a `\r` does (a spinner before a message)
+                (end, if matches!(&bytes[i..end], b"\x1b[G" | b"\x1b[1G") { "\n" } else { "" })
+            }
             C1_LEAD => match bytes.get(i + 1) {
                 Some(0x9b) => (csi_end(bytes, i + 2), ""),
                 Some(0x80..=0x9f) => (i + 2, ""),
@@ -292,6 +299,11 @@ mod tests {
             ("tab\tand\nnewline", "tab\tand\nnewline"),
             ("crlf\r\nline\r\r\nend", "crlf\nline\nend"),
             ("10%\r50%\r100%\n", "10%\n50%\n100%\n"),
+            // a spinner redrawn at the line's first column, then the message
+            ("\x1b[1G\x1b[0K\u{2819}\x1b[1G\x1b[0KThe following paths are ignored", "\n\u{2819}\nThe following paths are ignored"),
+            ("a\x1b[Gb", "a\nb"),
+            // another column is a move on the line, not a redraw
+            ("a\x1b[5Gb", "ab"),
             ("\x1b[90m/Users/alice/x", "/Users/alice/x"),
             (
                 "caf\u{e9} 20\u{b0}C \u{b5}s \u{a0}nbsp",
