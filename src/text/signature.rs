@@ -793,6 +793,11 @@ rules! {
     NODE_PROCESS_WARNING: |l| l.starts_with("(node:"), r"^\(node:\d+\) ";
     SQL_LINE: |l| l.starts_with("LINE "), r"^LINE \d+:";
     SOURCE_LINE: |l| l.starts_with(|c: char| c.is_ascii_digit()), r"^\d+ \|";
+    /// What a shell's start-up prints before every command's output: nvm's
+    /// `Now using node v22.20.0 (npm v10.9.3)` and `Found '/w/.nvmrc' with
+    /// version <22>`, direnv's `direnv: loading ~/w/.envrc`, `direnv: export …`.
+    SHELL_STARTUP: |l| l.starts_with("Now using node v") || l.starts_with("Found '") || l.starts_with("direnv: "),
+        r"^Now using node v\S+ \(npm v\S+\)$|^Found '.*\.nvmrc' with version <[^>]*>$|^direnv: (?:loading|export|using|unloading)\b";
     /// pytest's section banners: `==== FAILURES ====`, `____ ERROR at
     /// setup of test_db ____`, `=== short test summary info ===`.
     PYTEST_BANNER: |l| l.starts_with("===") || l.starts_with("___"), r"^(?:={3,}|_{3,}) .+ (?:={3,}|_{3,})$";
@@ -1149,6 +1154,7 @@ const BOILERPLATE: &[Boilerplate] = {
         StartsWith("-->"),
         Shape(&SOURCE_LINE),
         Shape(&PYTEST_BANNER),
+        Shape(&SHELL_STARTUP),
         StartsWith("ERROR: No matching distribution found for"),
         StartsWith("error: Recipe for target"),
         StartsWith("Error: Process completed with exit code"),
@@ -2146,6 +2152,21 @@ mod v3_tests {
         let sig = signature(hook);
         assert_eq!(sig.headline, "The following paths are ignored by one of your .gitignore files:");
         assert!(sig.identified);
+    }
+
+    #[test]
+    fn what_a_shells_start_up_printed_is_not_the_error() {
+        // a search that found nothing says nothing went wrong, whatever
+        // nvm said first
+        let nothing = signature("Exit code 1\nNow using node v22.20.0 (npm v10.9.3)\n");
+        assert!(!nothing.identified, "{}", nothing.headline);
+        let direnv = "Exit code 128\ndirenv: loading ~/w/.envrc\ndirenv: export +VIRTUAL_ENV ~PATH\n\
+                      Found '/w/.nvmrc' with version <22>\nNow using node v22.20.0 (npm v10.9.3)\n\
+                      fatal: Could not read from remote repository.";
+        assert_eq!(signature(direnv).headline, "fatal: Could not read from remote repository.");
+        // direnv's own error is one
+        let blocked = signature("Exit code 1\ndirenv: error /w/.envrc is blocked. Run `direnv allow` to approve its content");
+        assert!(blocked.identified);
     }
 
     #[test]
