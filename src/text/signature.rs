@@ -897,7 +897,11 @@ fn judge(line: &str) -> Option<Candidate> {
             return judge(inner);
         }
     }
-    if WRAPPER.is_match(trimmed) || is_tally(trimmed) || LINT_STAGED.is_match(trimmed) {
+    // a word that something failed, and no more (Claude Code's `Error`
+    // for a command that printed nothing)
+    let bare = trimmed.trim_end_matches(['.', ':', '!']);
+    let bare_word = ["error", "failed", "failure", "fatal"].iter().any(|w| bare.eq_ignore_ascii_case(w));
+    if bare_word || WRAPPER.is_match(trimmed) || is_tally(trimmed) || LINT_STAGED.is_match(trimmed) {
         // only better than a line that says nothing of an error
         return found(2, trimmed.to_string());
     }
@@ -1048,6 +1052,14 @@ fn judge(line: &str) -> Option<Candidate> {
     }
     if let Some(c) = TERRAFORM.captures(trimmed) {
         return found(8, format!("Error: {}", &c[1]));
+    }
+    // an API's error as a JSON document (`{"errors":[{"message":"Field
+    // 'body' doesn't accept argument 'truncate'", …}]}`, `{"error":
+    // {"message": …}}`): its message, without the document around it
+    if trimmed.starts_with("{\"error") {
+        if let Some(message) = json_error_message(trimmed) {
+            return found(7, message);
+        }
     }
     // git add's refusal of an ignored path, which says no `error:`
     if trimmed == "The following paths are ignored by one of your .gitignore files:" {
@@ -1318,6 +1330,19 @@ fn is_pytest_header_line(line: &str) -> bool {
             name.starts_with(|c: char| c.is_ascii_lowercase())
                 && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
         })
+}
+
+/// The message of an API's error given as a JSON document: the first
+/// `errors[].message`, `error.message`, or `error` when it is a string.
+fn json_error_message(line: &str) -> Option<String> {
+    let doc: serde_json::Value = serde_json::from_str(line).ok()?;
+    let message = match (doc.get("errors"), doc.get("error")) {
+        (Some(errors), _) => errors.as_array()?.first()?.get("message")?.as_str()?,
+        (None, Some(error)) => error.as_str().or_else(|| error.get("message")?.as_str())?,
+        (None, None) => return None,
+    };
+    let message = message.trim();
+    (!message.is_empty()).then(|| message.chars().take(MAX_CHARS).collect())
 }
 
 /// What a line of Gradle's `* What went wrong:` report says, past its `> `
@@ -2167,6 +2192,22 @@ mod v3_tests {
         // direnv's own error is one
         let blocked = signature("Exit code 1\ndirenv: error /w/.envrc is blocked. Run `direnv allow` to approve its content");
         assert!(blocked.identified);
+    }
+
+    #[test]
+    fn a_bare_error_says_nothing_and_a_json_error_says_its_message() {
+        // Claude Code's word for a command that failed and printed nothing
+        for bare in ["Error", "Exit code 1\nerror:", "FAILED"] {
+            assert!(!signature(bare).identified, "{bare}");
+        }
+        let graphql = r#"{"errors":[{"path":["query","repository"],"extensions":{"code":"argumentNotAccepted"},"locations":[{"line":11,"column":20}],"message":"Field 'body' doesn't accept argument 'truncate'"}]}"#;
+        let sig = signature(graphql);
+        assert_eq!(sig.headline, "Field 'body' doesn't accept argument 'truncate'");
+        assert!(sig.identified);
+        assert_eq!(signature(r#"{"error":{"code":401,"message":"Bad credentials"}}"#).headline, "Bad credentials");
+        assert_eq!(signature(r#"{"error":"invalid_grant"}"#).headline, "invalid_grant");
+        // a document that is no error is read as before
+        assert_eq!(signature(r#"{"errorCount":0}"#).headline, r#"{"errorCount":0}"#);
     }
 
     #[test]
