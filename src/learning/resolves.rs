@@ -606,6 +606,15 @@ fn names_whole_or_under(text: &str, word: &str) -> bool {
             })
 }
 
+/// Whether `path` is in a folder `text` names whole (`frontend/dist/app.css`
+/// by git's `The following paths are ignored …: frontend/dist`).
+fn in_a_named_folder(text: &str, path: &str) -> bool {
+    let path = path.trim_matches(['\'', '"']).trim_start_matches("./");
+    path.match_indices('/')
+        .map(|(at, _)| &path[..at])
+        .any(|folder| folder.chars().count() >= 3 && names_whole(text, folder))
+}
+
 /// Whether `text` names `word` (its quotes dropped) whole: not as a part
 /// of a longer path or name (`packages/msix` is not named by
 /// `packages/msix/x.wxs`, `main` is by `refs/heads/main`).
@@ -910,12 +919,13 @@ fn relation<'p>(
             // `dist`; `git add a b` is its retry). A name is one word: inline
             // code (`node -e '…'`) that the error quotes back is not one.
             let raw = e.error_raw.as_deref().unwrap_or("");
-            // (named whole, or as the folder of a path it names: `dist` by
-            // `dist/app.js`; `pod` is not named by `pods "web-2" not found`)
+            // (named whole, as the folder of a path it names: `dist` by
+            // `dist/app.js`, or in a folder it names: `dist/app.css` by git's
+            // ignored `dist`; `pod` is not named by `pods "web-2" not found`)
             let unnamed: Vec<String> = ec
                 .arguments
                 .iter()
-                .filter(|a| a.chars().count() < 3 || !names_whole_or_under(raw, a))
+                .filter(|a| a.chars().count() < 3 || !names_whole_or_under(raw, a) && !in_a_named_folder(raw, a))
                 .cloned()
                 .collect();
             // the same operation: any command the success ran (each of a
@@ -1123,7 +1133,7 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
             // what the error named of the arguments, left out (`git add a
             // dist` failed on the ignored `dist`: `git add a`)
             for a in ec.arguments.iter().filter(|a| !sc.arguments.contains(a)) {
-                if a.chars().count() >= 3 && names_whole_or_under(raw, a) {
+                if a.chars().count() >= 3 && (names_whole_or_under(raw, a) || in_a_named_folder(raw, a)) {
                     changed.push(format!("without {a}"));
                 }
             }
@@ -2255,6 +2265,17 @@ mod tests {
         let forced = resolutions(&[failed(), bash(2, "git add -f dist/app.js")], None, |_| true);
         assert_eq!(forced.len(), 1);
         assert_eq!(forced[0].changed, r#"["-f"]"#);
+        // git names the ignored folder, not the file in it
+        let in_folder = || error(1, "Bash", "git add src/a.ts frontend/dist/output.css",
+                                 "The following paths are ignored by one of your .gitignore files:\nfrontend/dist\n\
+                                  hint: Use -f if you really want to add them.");
+        let left_out = resolutions(&[in_folder(), bash(2, "git add src/a.ts")], None, |_| true);
+        assert_eq!(left_out.len(), 1);
+        assert_eq!(left_out[0].changed, r#"["without frontend/dist/output.css"]"#);
+        // (a folder no word of the error names whole is no such folder)
+        let parent = || error(1, "Bash", "git add src/a.ts frontend/dist/output.css",
+                              "The following paths are ignored by one of your .gitignore files:\nfrontend/distribution");
+        assert!(resolutions(&[parent(), bash(2, "git add src/a.ts")], None, |_| true).is_empty());
         // a short word inside a named one is not named (`pod` in `pods "web-2"`)
         let pods = || error(1, "Bash", "kubectl delete pod web-1 web-2", "Error from server (NotFound): pods \"web-2\" not found");
         assert!(resolutions(&[pods(), bash(2, "kubectl delete pod web-2 --force")], None, |_| true).is_empty());
