@@ -606,13 +606,21 @@ fn names_whole_or_under(text: &str, word: &str) -> bool {
             })
 }
 
-/// Whether `path` is in a folder `text` names whole (`frontend/dist/app.css`
-/// by git's `The following paths are ignored …: frontend/dist`).
+/// Whether `path` is in a folder `text` names as a path: a folder of two
+/// parts or more named whole (`frontend/dist/app.css` by git's `The
+/// following paths are ignored …: frontend/dist`), or one alone on a line
+/// (git's list, `dist`). A word the error quotes (`reading 'data'`) is not
+/// a folder it names.
 fn in_a_named_folder(text: &str, path: &str) -> bool {
     let path = path.trim_matches(['\'', '"']).trim_start_matches("./");
-    path.match_indices('/')
-        .map(|(at, _)| &path[..at])
-        .any(|folder| folder.chars().count() >= 3 && names_whole(text, folder))
+    path.match_indices('/').map(|(at, _)| &path[..at]).any(|folder| {
+        folder.chars().count() >= 3
+            && if folder.contains('/') {
+                names_whole(text, folder)
+            } else {
+                text.lines().any(|l| l.trim().trim_end_matches('/') == folder)
+            }
+    })
 }
 
 /// Whether `text` names `word` (its quotes dropped) whole: not as a part
@@ -2272,6 +2280,14 @@ mod tests {
         let left_out = resolutions(&[in_folder(), bash(2, "git add src/a.ts")], None, |_| true);
         assert_eq!(left_out.len(), 1);
         assert_eq!(left_out[0].changed, r#"["without frontend/dist/output.css"]"#);
+        // a word the error quotes is no folder it names
+        let quoted = || error(1, "Bash", "node scripts/seed.js data/users.json data/posts.json",
+                              "TypeError: Cannot read properties of undefined (reading 'data')");
+        assert!(resolutions(&[quoted(), bash(2, "node scripts/seed.js data/users.json")], None, |_| true).is_empty());
+        // one alone on a line of git's list is
+        let listed = || error(1, "Bash", "git add src/a.ts dist/app.css",
+                              "The following paths are ignored by one of your .gitignore files:\ndist\nhint: Use -f");
+        assert_eq!(resolutions(&[listed(), bash(2, "git add src/a.ts")], None, |_| true).len(), 1);
         // (a folder no word of the error names whole is no such folder)
         let parent = || error(1, "Bash", "git add src/a.ts frontend/dist/output.css",
                               "The following paths are ignored by one of your .gitignore files:\nfrontend/distribution");

@@ -189,6 +189,21 @@ fn compute(text: &str) -> Signature {
         Some(first) if EXIT_CODE.is_match(first) => &lines[1..],
         _ => &lines[..],
     };
+    // a JSON document over several lines (`curl … | jq`): its error is
+    // read as the document's one line would be
+    let compact = (lines.len() > 1 && lines[0].trim() == "{")
+        .then(|| serde_json::from_str::<serde_json::Value>(&lines.join("\n")).ok())
+        .flatten()
+        .filter(|doc| doc.get("error").is_some() || doc.get("errors").is_some())
+        .map(|doc| doc.to_string());
+    let one_line;
+    let lines = match &compact {
+        Some(doc) => {
+            one_line = [doc.as_str()];
+            &one_line[..]
+        }
+        None => lines,
+    };
     let Some((headline, at, rank)) = headline(lines) else {
         return Signature::default();
     };
@@ -218,7 +233,8 @@ fn compute(text: &str) -> Signature {
     // sentence: that sentence is its error (`none of the git remotes …
     // point to a known GitHub host`)
     let words = |line: &str| line.split_whitespace().filter(|w| w.chars().any(char::is_alphabetic)).count();
-    let one_sentence = lines.len() == 1 && words(&headline) >= 4;
+    // (a wrapper's line, a tally, a bare word is no such sentence)
+    let one_sentence = lines.len() == 1 && words(&headline) >= 4 && rank != 2;
     let identified = (rank >= RANK_SAYS_WHAT_FAILED || !identifiers.is_empty() || hinted || failed && one_sentence)
         && !rejects_its_input_data(&headline);
     // a line of commands that failed at its last, which said one sentence
@@ -409,6 +425,10 @@ fn own_output_plain(text: &str) -> Cow<'_, str> {
         } else if let Some(then_echo) = wrapper_header(line) {
             echo = then_echo;
             first += 1;
+        } else if SHELL_STARTUP.is_match(line.trim_end()) {
+            // (a shell's start-up lines: with nothing after them but a
+            // wrapper's last word, the whole text is what there is)
+            first += 1;
         } else if echo && line.starts_with("> ") {
             first += 1;
         } else if echoed && echoed_command(line) {
@@ -441,7 +461,7 @@ fn is_act_log(lines: &[&str]) -> bool {
 /// program, before act began, stays.
 fn act_step_output<'a>(line: &'a str) -> Option<&'a str> {
     if let Some((job, rest)) = line.strip_prefix('[').and_then(|l| l.split_once("] ")) {
-        if job.contains('/') && !job.contains(char::is_whitespace) {
+        if job.contains('/') {
             return rest.trim_start().strip_prefix('|').map(|out| out.strip_prefix(' ').unwrap_or(out));
         }
     }
@@ -689,7 +709,7 @@ rules! {
     RUBY: |l| l.contains(":in "), r"^\S+?:\d+:in [`'][^']*': (.+) \(([\w:]+)\)$";
     /// ShellCheck's finding, under the line it marks: `^-- SC2086 (info):
     /// Double quote to prevent globbing and word splitting.`
-    SHELLCHECK: |l| l.contains("-- SC"), r"^\^-*\s+(SC\d{4})(?:\s+\((error|warning|info|style)\))?:\s+(.+)$";
+    SHELLCHECK: |l| l.contains("- SC") || l.contains("^ SC"), r"^\^-*\^?\s+(SC\d{4})(?:\s+\((error|warning|info|style)\))?:\s+(.+)$";
     /// `dotnet test`'s mark of a failed test: `Failed App.Tests.X.Renders [4 ms]`.
     DOTNET_FAILED: |l| l.starts_with("Failed "), r"^Failed (\S+) \[[\d.]+ (?:ms|s|m)\]$";
     NODE_ERROR: |l| l.contains("Error"), r"^(?:Uncaught )?(Error|[A-Z]\w*Error)(?: \[([A-Z_]+)\])?: (.+)$";
@@ -725,8 +745,8 @@ rules! {
     PYRIGHT: |l| l.contains(" - error: ") || l.contains(" - warning: "),
         r"^.+?:\d+:\d+ - (error|warning): (.+?)$";
     TSC: |l| l.contains("error TS"), r"^(?:.+?\(\d+,\d+\): |.+?:\d+:\d+ - )?error (TS\d{4,5}): (.+)$";
-    GCC_LIKE: |l| contains_any(l, &[": error", ": Error", ": fatal error"]),
-        r"^(?:.+?):\d+(?::\d+)?: (?:fatal error|error|Error)(?: (C\d{4}))?: (.+)$";
+    GCC_LIKE: |l| contains_any(l, &[": error", ": Error", ": fatal error", ": ERROR"]),
+        r"^(?:.+?):\d+(?::\d+)?: (?:fatal error|error|Error|ERROR)(?: (C\d{4}))?: (.+)$";
     LINKER: |l| contains_any(l, &["undefined reference to ", "multiple definition of "]),
         r"(?:^|: )(undefined reference to .+|multiple definition of .+)$";
     GIT: |l| starts_with_any(l, &["fatal: ", "error: "]), r"^(fatal|error): (.+)$";
@@ -771,8 +791,9 @@ rules! {
     /// signature when a line says what went wrong.
     WRAPPER: |l| contains_any(l, &["failed", "Failed", "FAIL", "exit code", "exit status", "ELIFECYCLE", "Exit status",
                                    "Compilation error in file", "There w", "ERRORS!", "Cannot build '", "dependency failed",
-                                   "dependencies failed", "┃", "lefthook", "summary: (done", "🥊", "✔"]),
-        r"(?i)^(?:\[[^\]]+\] )?ERROR task failed|^task: Failed to run task|^error: Recipe `[^`]*` failed|^FAIL\s+\S+(?:\s+\[[^\]]*failed\])?(?:\s+[\d.]+s)?$|^● Test suite failed to run$|^(?:npm (?:ERR!|error) )?(?:code ELIFECYCLE|errno \d+|Exit status \d+|Failed at the .* script|Lifecycle script .* failed|command failed)|^ELIFECYCLE\s+(?:Test failed|Command failed)|^(?:error )?Command failed with exit code \d+|^Error: Process completed with exit code|^error: script .* exited with code|^exit status \d+$|^error: process didn't exit successfully|^husky - .* (?:script )?failed|^Tests? failed\.?$|^\d+ (?:failing|failed)|^FAILURE: Build failed with an exception\.$|^Execution failed for task '[^']*'\.$|^> Task \S+ FAILED$|^BUILD FAILED(?: in .+)?$|^== Compilation error in file .+ ==$|^There (?:was|were) \d+ (?:failures?|errors?):$|^(?:FAILURES|ERRORS)!$|^error: builder for '[^']*' failed with exit code \d+;?$|^error: \d+ dependenc(?:y|ies) of derivation '[^']*' failed to build$|^error: Cannot build '[^']*'\.$|^Reason: \d+ dependenc(?:y|ies) failed\.$|^error: Build failed due to failed dependency$|^x Build failed in [\d.]+m?s$|^Failed to compile\.?$|^>? ?Build failed because of webpack errors$|^(?:exit status \d+\s*)?┃\s+\S.* ❯$|^│ 🥊 lefthook v|^summary: \(done in |^(?:🥊|✔️|✔)\s*\S+(?: \([\d.]+ seconds\))?$";
+                                   "dependencies failed", "┃", "lefthook", "summary: (done", "🥊", "✔", "BUILD FAILURE",
+                                   "errors have been logged"]),
+        r"(?i)^(?:\[[^\]]+\] )?ERROR task failed|^task: Failed to run task|^error: Recipe `[^`]*` failed|^FAIL\s+\S+(?:\s+\[[^\]]*failed\])?(?:\s+[\d.]+s)?$|^● Test suite failed to run$|^(?:npm (?:ERR!|error) )?(?:code ELIFECYCLE|errno \d+|Exit status \d+|Failed at the .* script|Lifecycle script .* failed|command failed)|^ELIFECYCLE\s+(?:Test failed|Command failed)|^(?:error )?Command failed with exit code \d+|^Error: Process completed with exit code|^error: script .* exited with code|^exit status \d+$|^error: process didn't exit successfully|^husky - .* (?:script )?failed|^Tests? failed\.?$|^\d+ (?:failing|failed)|^FAILURE: Build failed with an exception\.$|^Execution failed for task '[^']*'\.$|^> Task \S+ FAILED$|^BUILD FAILED(?: in .+)?$|^== Compilation error in file .+ ==$|^There (?:was|were) \d+ (?:failures?|errors?):$|^(?:FAILURES|ERRORS)!$|^error: builder for '[^']*' failed with exit code \d+;?$|^error: \d+ dependenc(?:y|ies) of derivation '[^']*' failed to build$|^error: Cannot build '[^']*'\.$|^Reason: \d+ dependenc(?:y|ies) failed\.$|^error: Build failed due to failed dependency$|^x Build failed in [\d.]+m?s$|^Failed to compile\.?$|^>? ?Build failed because of webpack errors$|^(?:exit status \d+\s*)?┃\s+\S.* ❯$|^│ 🥊 lefthook v|^summary: \(done in |^(?:🥊|✔️|✔)\s*\S+(?: \([\d.]+ seconds\))?$|^(?:\[INFO\] )?BUILD FAILURE$|^Error: Job '[^']*' failed$|\.\.\.\s*Failed to compile\.?$|^\*\* \(CompileError\) .*\(errors have been logged\)$|^Compilation failed; see the compiler error output for details\.$|^Reason: builder failed with exit code \d+\.$";
     /// A git commit's hash, an object's id.
     HEX_ID: |h| h.bytes().filter(u8::is_ascii_hexdigit).count() >= 7, r"\b[0-9a-f]{7,40}\b";
     /// A branch or ref named in git's messages.
@@ -806,7 +827,7 @@ rules! {
     /// fmt's `Diff in /w/src/main.rs at line 3:`, Prettier's `[warn] Code
     /// style issues found in the above file. Run Prettier with --write to fix.`
     FORMAT_CHECK: |l| contains_any(l, &["ould reformat", "Diff in ", "Code style issues"]),
-        r"^(Would reformat:|would reformat) \S|^Diff in \S+ at line \d+:$|^\[warn\] Code style issues found in ";
+        r"^(Would reformat:|would reformat) \S|^Diff in \S+(?: at line \d+|:\d+):$|^\[warn\] Code style issues found in ";
     TAP_SUMMARY: |l| l.starts_with("# "), r"^# (?:tests|pass|fail|cancelled|skipped|todo|duration_ms|suites)";
 
     // What `mask` finds in the headline.
@@ -1013,6 +1034,11 @@ fn judge(line: &str) -> Option<Candidate> {
             return found(7, message.to_string());
         }
     }
+    // Prettier's own error (`[error] src/app.ts: SyntaxError: …`): what
+    // kept it from formatting, above its `[warn] Code style issues …`
+    if let Some(message) = trimmed.strip_prefix("[error] ") {
+        return found(8, message.to_string());
+    }
     if FORMAT_CHECK.is_match(trimmed) {
         // a file the formatter would change: what is wrong is the format
         return found(7, trimmed.to_string());
@@ -1056,7 +1082,7 @@ fn judge(line: &str) -> Option<Candidate> {
     // an API's error as a JSON document (`{"errors":[{"message":"Field
     // 'body' doesn't accept argument 'truncate'", …}]}`, `{"error":
     // {"message": …}}`): its message, without the document around it
-    if trimmed.starts_with("{\"error") {
+    if trimmed.starts_with('{') && trimmed.contains("\"error") {
         if let Some(message) = json_error_message(trimmed) {
             return found(7, message);
         }
@@ -1338,7 +1364,11 @@ fn json_error_message(line: &str) -> Option<String> {
     let doc: serde_json::Value = serde_json::from_str(line).ok()?;
     let message = match (doc.get("errors"), doc.get("error")) {
         (Some(errors), _) => errors.as_array()?.first()?.get("message")?.as_str()?,
-        (None, Some(error)) => error.as_str().or_else(|| error.get("message")?.as_str())?,
+        // (`{"error": true, "message": …}`)
+        (None, Some(error)) => error
+            .as_str()
+            .or_else(|| error.get("message")?.as_str())
+            .or_else(|| doc.get("message")?.as_str())?,
         (None, None) => return None,
     };
     let message = message.trim();
@@ -2208,6 +2238,55 @@ mod v3_tests {
         assert_eq!(signature(r#"{"error":"invalid_grant"}"#).headline, "invalid_grant");
         // a document that is no error is read as before
         assert_eq!(signature(r#"{"errorCount":0}"#).headline, r#"{"errorCount":0}"#);
+    }
+
+    /// Cases an adversarial review of the rules above found.
+    #[test]
+    fn reports_wrappers_and_banners_as_reviewed() {
+        // a wrapper's line alone (`| tail -1`) is not the one sentence a
+        // failed command said
+        for alone in ["Exit code 1\nBUILD FAILED in 3s", "Exit code 1\nFAILURE: Build failed with an exception.",
+                      "Exit code 1\nx Build failed in 120ms", "Exit code 1\nTests: 1 failed, 4 passed, 5 total",
+                      "Exit code 1\n[INFO] BUILD FAILURE", "Exit code 1\nError: Job 'test' failed"] {
+            assert!(!signature(alone).identified, "{alone}");
+        }
+        // a shell's banner, then npm's error: npm's error
+        let npm = signature("Exit code 1\nNow using node v20.11.0 (npm v10.2.4)\nnpm error Missing script: \"buld\"");
+        assert_eq!(npm.headline, "Missing script: \"buld\"");
+        // Maven's BUILD FAILURE is its report
+        let maven = "[INFO] BUILD FAILURE\n[ERROR] Failed to execute goal on project app: Could not resolve dependencies for project";
+        assert!(signature(maven).headline.contains("Could not resolve dependencies"), "{}", signature(maven).headline);
+        // JSON errors: pretty-printed, with data first, with a flag
+        let pretty = "{\n  \"error\": {\n    \"message\": \"Incorrect API key provided\",\n    \"type\": \"invalid_request_error\"\n  }\n}";
+        assert_eq!(signature(pretty).headline, "Incorrect API key provided");
+        let data_first = r#"{"data":{"repository":null},"errors":[{"type":"NOT_FOUND","message":"Could not resolve to a Repository with the name 'a/b'."}]}"#;
+        assert_eq!(signature(data_first).headline, "Could not resolve to a Repository with the name 'a/b'.");
+        assert_eq!(signature(r#"{"error":true,"message":"Rate limit exceeded"}"#).headline, "Rate limit exceeded");
+        // act: a job name with spaces
+        let act = "[CI/Lint and format] ⭐ Run Main ruff format --check\n[CI/Lint and format]   | Would reformat: a.py\n\
+                   [CI/Lint and format]   ❌  Failure - Main ruff format --check [1.2s]\n[CI/Lint and format] 🏁  Job failed";
+        assert_eq!(signature(act).headline, "Would reformat: a.py");
+        // Next.js prints Failed to compile. on its spinner's line
+        let next = "   Creating an optimized production build ...Failed to compile.\n\n./src/app/page.tsx\n\
+                    Module not found: Can't resolve '@/components/Hero'\n\n> Build failed because of webpack errors";
+        assert_eq!(signature(next).headline, "Module not found: Can't resolve '@/components/Hero'");
+        // Elixir 1.15: the logged diagnostic, not the module's summary
+        let elixir = "error: undefined function foo/0 (expected App to define such a function)\n  lib/app.ex:3:5: App.bar/0\n\n\
+                      == Compilation error in file lib/app.ex ==\n** (CompileError) lib/app.ex: cannot compile module App (errors have been logged)";
+        assert!(signature(elixir).headline.starts_with("error: undefined function foo/0"), "{}", signature(elixir).headline);
+        // Gradle's compile summary, alone, says nothing
+        assert!(!signature("Exit code 1\n> Compilation failed; see the compiler error output for details.").identified);
+        // Prettier's own error outranks its style warning
+        let prettier = "[error] src/app.ts: SyntaxError: ',' expected. (3:7)\n[warn] Code style issues found in the above file. Run Prettier with --write to fix.";
+        assert_eq!(signature(prettier).headline, "src/app.ts: SyntaxError: ',' expected. (3:7)");
+        // newer forms: cargo fmt's `Diff in path:line:`, ShellCheck's range mark, esbuild's ERROR
+        assert!(signature("Exit code 1\nDiff in /w/src/main.rs:3:\n-a\n+b").identified);
+        let range = "In a.sh line 3:\nrm -rf \"$DIR/\"*\n       ^----^ SC2115 (warning): Use \"${var:?}\" to ensure this never expands to /* .";
+        assert!(signature(range).headline.starts_with("SC2115: "), "{}", signature(range).headline);
+        let esbuild = "[vite:esbuild] Transform failed with 1 error:\n/w/src/App.tsx:12:4: ERROR: Expected \")\" but found \"}\"";
+        assert_eq!(signature(esbuild).headline, "error: Expected \")\" but found \"}\"");
+        // newer Nix's builder line alone is its report
+        assert!(!signature("Exit code 1\nerror: Cannot build '/nix/store/x.drv'.\n       Reason: builder failed with exit code 1.").identified);
     }
 
     #[test]
