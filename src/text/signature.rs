@@ -459,7 +459,7 @@ fn is_act_log(lines: &[&str]) -> bool {
 /// (`[CI/test]   ❌  Failure - Main Run formatting check`, `exitcode '1':
 /// failure`, its last `Error: Job 'test' failed`). A line of another
 /// program, before act began, stays.
-fn act_step_output<'a>(line: &'a str) -> Option<&'a str> {
+fn act_step_output(line: &str) -> Option<&str> {
     if let Some((job, rest)) = line.strip_prefix('[').and_then(|l| l.split_once("] ")) {
         if job.contains('/') {
             return rest.trim_start().strip_prefix('|').map(|out| out.strip_prefix(' ').unwrap_or(out));
