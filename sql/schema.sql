@@ -439,7 +439,10 @@ PRAGMA secure_delete = OFF;
 -- `mkdir: x: Operation not permitted`, is known without the program;
 -- version 20: a build tool's report, a test runner's tally, banner or
 -- header, act's step lines and npm's warnings are not the error, a
--- formatter's check and bun's error between tests are),
+-- formatter's check and bun's error between tests are; version 21: a
+-- linter's rule is said with its message and is no path, a bundler's,
+-- a package manager's and a container build's report are not the error,
+-- a log line's time and an apostrophe inside a word are no values),
 -- from the error's identifying line, or its
 -- stored text; the vectors of those that changed are made again by the
 -- embedding job.
@@ -451,7 +454,7 @@ SELECT s.error_kb_id,
                    WHERE f.error_kb_id = s.error_kb_id AND f.error_headline <> '' LIMIT 1))), ''),
                 nullif(error_signature(translate_messages(kb.error_raw)), ''), s.signature)
 FROM error_kb_signatures AS s JOIN error_kb AS kb ON kb.id = s.error_kb_id
-WHERE (SELECT user_version FROM pragma_user_version) BETWEEN 6 AND 19;
+WHERE (SELECT user_version FROM pragma_user_version) BETWEEN 6 AND 20;
 DELETE FROM temp.resigned
 WHERE signature = (SELECT s.signature FROM error_kb_signatures AS s WHERE s.error_kb_id = resigned.error_kb_id);
 UPDATE error_kb_signatures SET signature = (SELECT r.signature FROM temp.resigned AS r
@@ -492,4 +495,4 @@ WHERE (SELECT user_version FROM pragma_user_version) < 18 AND coalesce(project, 
 
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 20;
+PRAGMA user_version = 21;

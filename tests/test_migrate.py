@@ -250,3 +250,36 @@ def test_a_version_19_database_is_keyed_by_the_error_in_a_build_tools_report(tmp
                                            "> Could not find com.acme:lib:1.2.3.")
     answer = told(other, "s2")
     assert not answer or "import com.acme.foo" not in answer, answer
+
+
+def test_a_version_20_database_knows_a_linters_rule_by_its_message(tmp_path):
+    """v21: biome's diagnostics were keyed `<PATH>` (the rule read as a
+    path), one key for every rule; the signature is made again as the
+    rule with its message, so the same finding is found by its own key and
+    another rule's finding is not told its fix."""
+    home = tmp_path / "home"
+    db = home / ".reflexion" / "data" / "reflexion.db"
+    finding = ("Exit code 1\n$ biome check\nsrc/app.ts:7:3 lint/suspicious/noEmptyBlockStatements ━━━━━━━━━━\n\n"
+               "  × Unexpected empty block.\n\ncheck ━━━━━━━━━━\n\n  × Some errors were emitted while running checks.")
+    runner("record", "--error", finding, "--resolution", "put a comment in the empty catch block",
+           env={"HOME": str(home)}, check=True)
+    with connection(db) as conn:
+        conn.execute("UPDATE error_kb_signatures SET signature = '<PATH>'")
+        conn.execute("PRAGMA user_version = 20")
+
+    def told(text, session):
+        payload = {"session_id": session, "cwd": "/w/app", "tool_name": "Bash",
+                   "tool_input": {"command": "bun run lint"}, "error": text}
+        proc = runner("hook", "PostToolUseFailure", stdin=json.dumps(payload), env={"HOME": str(home)})
+        return proc.stdout and json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+
+    assert "put a comment in the empty catch block" in told(finding, "s1")
+    with connection(db) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        assert conn.execute("SELECT signature FROM error_kb_signatures").fetchall() == [
+            ("lint/suspicious/noEmptyBlockStatements: Unexpected empty block.",)]
+    # a path alone, or another rule's finding, is not that error
+    other = finding.replace("lint/suspicious/noEmptyBlockStatements", "lint/style/useConst").replace(
+        "Unexpected empty block.", "This let declares a variable that is only assigned once.")
+    answer = told(other, "s2")
+    assert not answer or "empty catch block" not in answer, answer

@@ -233,9 +233,16 @@ fn compute(text: &str) -> Signature {
     // sentence: that sentence is its error (`none of the git remotes …
     // point to a known GitHub host`)
     let words = |line: &str| line.split_whitespace().filter(|w| w.chars().any(char::is_alphabetic)).count();
-    // (a wrapper's line, a tally, a bare word is no such sentence)
-    let one_sentence = lines.len() == 1 && words(&headline) >= 4 && rank != 2;
-    let identified = (rank >= RANK_SAYS_WHAT_FAILED || !identifiers.is_empty() || hinted || failed && one_sentence)
+    // (a wrapper's line, a tally, a bare word is no such sentence; a
+    // source excerpt under it or an address after it is no other)
+    // (asked last, of a short output only: it judges every line again)
+    let one_sentence = || {
+        words(&headline) >= 4
+            && rank != 2
+            && lines.len() <= 12
+            && lines.iter().filter(|l| judge(l).is_some()).count() == 1
+    };
+    let identified = (rank >= RANK_SAYS_WHAT_FAILED || !identifiers.is_empty() || hinted || failed && one_sentence())
         && !rejects_its_input_data(&headline);
     // a line of commands that failed at its last, which said one sentence
     // after what the others printed (`git log -3 && gh pr view 546`): that
@@ -617,6 +624,15 @@ impl Rule {
         (self.may_match)(text) && self.regex().is_match(text)
     }
 
+    /// `text` after a match at its start (a rule of a prefix, `^…`).
+    fn strip_prefix<'t>(&self, text: &'t str) -> Option<&'t str> {
+        if (self.may_match)(text) {
+            self.regex().find(text).filter(|m| m.start() == 0).map(|m| &text[m.end()..])
+        } else {
+            None
+        }
+    }
+
     fn captures<'t>(&self, text: &'t str) -> Option<Captures<'t>> {
         if (self.may_match)(text) {
             self.regex().captures(text)
@@ -728,7 +744,22 @@ rules! {
     /// path of any length (a rule code has digits).
     RUFF: |l| l.bytes().any(|b| b.is_ascii_digit()), r"^(?:\S+?:\d+:\d+:?\s+)?([A-Z]{1,4}\d{2,4})\s+(\[\*\]\s+)?([A-Z`'].+)$";
     BIOME: |l| l.contains("lint/"), r"(?:^|\s)(lint/\w+/\w+)\b";
-    COMMITLINT: |l| l.starts_with('✖'), r"^✖\s+(.+?)\s+\[([\w-]+)\]$";
+    /// (its rules are lower case: lint-staged's `✖ eslint --fix [FAILED]` is no rule)
+    COMMITLINT: |l| l.starts_with('✖'), r"^✖\s+(.+?)\s+\[([a-z][a-z-]*)\]$";
+    /// pylint's `app/store.py:17:8: E1101: Instance of 'Store' has no
+    /// 'items' member (no-member)`: its letter says how bad (Error, Fatal,
+    /// Warning, Convention, Refactor, Information).
+    PYLINT: |l| l.contains(": "), r"^\S+?:\d+:\d+: ([CRWEFI]\d{4}): (.+?)(?: \([\w-]+\))?$";
+    /// javac under Maven: `[ERROR] /w/src/main/java/App.java:[42,16] incompatible types: …`.
+    MAVEN_COMPILER: |l| l.starts_with("[ERROR] "), r"^\[ERROR\] \S+?\.(?:java|kt|scala|groovy):\[\d+,\d+\] (.+)$";
+    /// pnpm's error: `ERR_PNPM_NO_MATCHING_VERSION  No matching version found for zod@^4.9.0`.
+    PNPM: |l| l.starts_with("ERR_PNPM_"), r"^(ERR_PNPM_[A-Z0-9_]+)\s+(.+)$";
+    /// Yarn 2+'s log: `➤ YN0082: │ typescriptt@npm:^5.4.0: No candidates found`.
+    YARN_BERRY: |l| l.starts_with("➤ YN"), r"^➤ (YN\d{4}): [│└┌·\s]*(.*)$";
+    /// Django's system checks: `orders.Order.customer: (fields.E300) Field defines a relation …`.
+    DJANGO_CHECK: |l| l.contains(": ("), r"^[\w.]+: \(([\w.]+\.([EW])\d{3})\) (.+)$";
+    /// A shell script's own error: `./scripts/package.sh: line 9: VERSION: unbound variable`.
+    SHELL_SCRIPT: |l| l.contains(": line "), r"^(\S+\.(?:sh|bash|zsh)): line \d+: (.+)$";
     ESLINT: |l| l.contains("error") || l.contains("warning"), r"^\s*\d+:\d+\s+(?:error|warning)\s+(.+?)\s{2,}(@?[\w-]+(?:/[\w-]+)*)$";
     /// The rule of a linter's headline, as `judge` writes it.
     LINT_HEAD: |h| h.bytes().take(24).any(|b| b.is_ascii_digit()) || h.starts_with("lint/"),
@@ -736,8 +767,10 @@ rules! {
     /// The rule of a commitlint or eslint headline (as `judge` writes it).
     COMMITLINT_HEAD: |h| h.starts_with("commitlint "), r"^commitlint ([\w-]+):";
     ESLINT_HEAD: |h| h.starts_with("eslint "), r"^eslint (@?[\w-]+(?:/[\w-]+)*):";
-    /// lint-staged: `[FAILED] markdownlint --fix [FAILED]`.
-    LINT_STAGED: |l| l.starts_with("[FAILED]") || l.starts_with("✖ ") && l.contains(" failed"), r"^\[FAILED\]|^✖ .* failed";
+    /// lint-staged: `[FAILED] markdownlint --fix [FAILED]`, `✖ eslint --fix
+    /// [FAILED]`, and `✖ eslint --fix:` above what the task printed.
+    LINT_STAGED: |l| l.starts_with("[FAILED]") || l.starts_with("✖ ") && (l.contains(" failed") || l.ends_with(':') || l.ends_with("[FAILED]")),
+        r"^\[FAILED\]|^✖ .* failed|^✖ [^\[\]]+:$|^✖ .* \[FAILED\]$";
     /// Go's compiler: `./a.go:3:2: undefined: Foo`.
     GO_COMPILE: |l| l.contains(".go:"), r"^(?:\./)?[\w./\\-]+\.go:\d+(?::\d+)?: (.+)$";
     /// pyright's diagnostic: `/w/app.py:12:5 - error: "foo" is not defined
@@ -774,8 +807,9 @@ rules! {
                                           "no rule", "denied", "refused", "invalid", "unexpected", "undefined",
                                           "exception", "abort", "missing", "unable", "unknown", "violates",
                                           "conflict", "rejected", "unrecognized", "exceed", "illegal", "no matches",
-                                          "timed out", "does not", "errors", "deprecat"]),
-        r"\b(?:errors?|fatal|failed|failure|cannot|can't|could not|couldn't|not found|no such|denied|refused|invalid|unexpected|undefined|exception|abort(?:ed)?|missing|unable|unknown|not allowed|violates|conflict|rejected|not a [\w-]+ command|does not (?:exist|contain|match|support|accept)|no rule|unrecognized|exceed(?:s|ed)?|illegal|no matches found|timed out|deprecated)\b";
+                                          "timed out", "does not", "errors", "deprecat", "unbound",
+                                          "know how"]),
+        r"\b(?:errors?|fatal|failed|failure|cannot|can't|could not|couldn't|not found|no such|denied|refused|invalid|unexpected|undefined|exception|abort(?:ed)?|missing|unable|unknown|not allowed|violates|conflict|rejected|not a [\w-]+ command|does not (?:exist|contain|match|support|accept)|no rule|unrecognized|exceed(?:s|ed)?|illegal|no matches found|timed out|deprecated|unbound variable|don't know how to)\b";
 
     /// The shell itself reporting: `(eval):1: bad substitution`,
     /// `zsh:12: parse error near …` (its line number is not what failed).
@@ -792,8 +826,20 @@ rules! {
     WRAPPER: |l| contains_any(l, &["failed", "Failed", "FAIL", "exit code", "exit status", "ELIFECYCLE", "Exit status",
                                    "Compilation error in file", "There w", "ERRORS!", "Cannot build '", "dependency failed",
                                    "dependencies failed", "┃", "lefthook", "summary: (done", "🥊", "✔", "BUILD FAILURE",
-                                   "errors have been logged"]),
-        r"(?i)^(?:\[[^\]]+\] )?ERROR task failed|^task: Failed to run task|^error: Recipe `[^`]*` failed|^FAIL\s+\S+(?:\s+\[[^\]]*failed\])?(?:\s+[\d.]+s)?$|^● Test suite failed to run$|^(?:npm (?:ERR!|error) )?(?:code ELIFECYCLE|errno \d+|Exit status \d+|Failed at the .* script|Lifecycle script .* failed|command failed)|^ELIFECYCLE\s+(?:Test failed|Command failed)|^(?:error )?Command failed with exit code \d+|^Error: Process completed with exit code|^error: script .* exited with code|^exit status \d+$|^error: process didn't exit successfully|^husky - .* (?:script )?failed|^Tests? failed\.?$|^\d+ (?:failing|failed)|^FAILURE: Build failed with an exception\.$|^Execution failed for task '[^']*'\.$|^> Task \S+ FAILED$|^BUILD FAILED(?: in .+)?$|^== Compilation error in file .+ ==$|^There (?:was|were) \d+ (?:failures?|errors?):$|^(?:FAILURES|ERRORS)!$|^error: builder for '[^']*' failed with exit code \d+;?$|^error: \d+ dependenc(?:y|ies) of derivation '[^']*' failed to build$|^error: Cannot build '[^']*'\.$|^Reason: \d+ dependenc(?:y|ies) failed\.$|^error: Build failed due to failed dependency$|^x Build failed in [\d.]+m?s$|^Failed to compile\.?$|^>? ?Build failed because of webpack errors$|^(?:exit status \d+\s*)?┃\s+\S.* ❯$|^│ 🥊 lefthook v|^summary: \(done in |^(?:🥊|✔️|✔)\s*\S+(?: \([\d.]+ seconds\))?$|^(?:\[INFO\] )?BUILD FAILURE$|^Error: Job '[^']*' failed$|\.\.\.\s*Failed to compile\.?$|^\*\* \(CompileError\) .*\(errors have been logged\)$|^Compilation failed; see the compiler error output for details\.$|^Reason: builder failed with exit code \d+\.$";
+                                   "errors have been logged", "ERROR in ", "This error happened", "did not run successfully",
+                                   "subprocess-exited", "Encountered error", "See above for output", "COMPILATION ERROR",
+                                   "aborted!", "migrations canceled", "System check identified",
+                                   "Prisma schema validation"]),
+        r#"(?i)^(?:\[[^\]]+\] )?ERROR task failed|^task: Failed to run task|^error: Recipe `[^`]*` failed|^FAIL\s+\S+(?:\s+\[[^\]]*failed\])?(?:\s+[\d.]+s)?$|^● Test suite failed to run$|^(?:npm (?:ERR!|error) )?(?:code ELIFECYCLE|errno \d+|Exit status \d+|Failed at the .* script|Lifecycle script .* failed|command failed)|^ELIFECYCLE\s+(?:Test failed|Command failed)|^(?:error )?Command failed with exit code \d+|^Error: Process completed with exit code|^error: script .* exited with code|^exit status \d+$|^error: process didn't exit successfully|^husky - .* (?:script )?failed|^Tests? failed\.?$|^\d+ (?:failing|failed)|^FAILURE: Build failed with an exception\.$|^Execution failed for task '[^']*'\.$|^> Task \S+ FAILED$|^BUILD FAILED(?: in .+)?$|^== Compilation error in file .+ ==$|^There (?:was|were) \d+ (?:failures?|errors?):$|^(?:FAILURES|ERRORS)!$|^error: builder for '[^']*' failed with exit code \d+;?$|^error: \d+ dependenc(?:y|ies) of derivation '[^']*' failed to build$|^error: Cannot build '[^']*'\.$|^Reason: \d+ dependenc(?:y|ies) failed\.$|^error: Build failed due to failed dependency$|^x Build failed in [\d.]+m?s$|^Failed to compile\.?$|^>? ?Build failed because of webpack errors$|^(?:exit status \d+\s*)?┃\s+\S.* ❯$|^│ 🥊 lefthook v|^summary: \(done in |^(?:🥊|✔️|✔)\s*\S+(?: \([\d.]+ seconds\))?$|^(?:\[INFO\] )?BUILD FAILURE$|^Error: Job '[^']*' failed$|\.{2,}\s*Failed to compile\.?$|^\*\* \(CompileError\) .*\(errors have been logged\)$|^Compilation failed; see the compiler error output for details\.$|^Reason: builder failed with exit code \d+\.$|^ERROR in (?:\./|/|[A-Za-z]:)?[\w./\\@-]+(?: \d+:\d+(?:-\d+)?)?$|^This error happened while installing (?:a direct dependency|the dependencies) of |(?:^|: )process ".*" did not complete successfully: exit code: \d+$|^× .+ did not run successfully\.$|^error: subprocess-exited-with-error$|^error: metadata-generation-failed$|^× Encountered error while .+\.$|^╰─> See above for output\.$|^\[ERROR\] COMPILATION ERROR\s*:?$|^[\w./-]+ aborted!$|^\w+Error: An error has occurred, this and all later migrations canceled|^SystemCheckError: System check identified some issues:$|^Error: Prisma schema validation - |^🔒 Lock failed$|^➤ YN0000: .*Failed with errors|^Error: \d+ chart\(s\) linted, \d+ chart\(s\) failed$|^(?:\d{2}:\d{2} \+\d+(?: ~\d+)?(?: -\d+)?: )?Some tests failed\.$"#;
+    /// klog's prefix (Kubernetes' programs: kubectl, kubelet): `E0601
+    /// 10:22:31.004512   41822 memcache.go:265] ` (severity, date, time,
+    /// thread, source) before the message.
+    KLOG_PREFIX: |l| l.contains("] "), r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] ";
+    /// BuildKit's prefix of what a build step printed: `#6 0.413 `.
+    BUILDKIT_PREFIX: |l| l.starts_with('#'), r"^#\d+ \d+\.\d+ ";
+    /// A time of day with its date (ISO 8601, a log's): `2024-06-01T10:22:31.004+02:00`.
+    TIMESTAMP: |h| h.contains(':') && has_digit(h),
+        r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?";
     /// A git commit's hash, an object's id.
     HEX_ID: |h| h.bytes().filter(u8::is_ascii_hexdigit).count() >= 7, r"\b[0-9a-f]{7,40}\b";
     /// A branch or ref named in git's messages.
@@ -890,10 +936,18 @@ struct Candidate {
 /// among equals, except that Python's exception closes its traceback (the
 /// last one wins).
 fn judge(line: &str) -> Option<Candidate> {
-    // what a git server says comes through as `remote: …`
-    let line = line.strip_prefix("remote: ").unwrap_or(line);
+    // what a git server says comes through as `remote: …`; rollup marks
+    // its error `[!] `; a Kubernetes program's log line and a BuildKit
+    // step's output have a prefix of their own before what they say
+    let line = line.strip_prefix("remote: ").or_else(|| line.strip_prefix("[!] ")).unwrap_or(line);
+    let line = KLOG_PREFIX.strip_prefix(line).or_else(|| BUILDKIT_PREFIX.strip_prefix(line)).unwrap_or(line);
     let trimmed = line.trim();
     let found = |rank: u8, text: String| Some(Candidate { rank, text });
+    // an address alone (a page to read, a pull request's) says nothing of
+    // what went wrong
+    if !trimmed.contains(char::is_whitespace) && URL.is_match(trimmed) && trimmed.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return None;
+    }
     if let Some(c) = SHELLCHECK.captures(trimmed) {
         // (its marker starts like a source excerpt's `^`); an error outranks
         // a warning, a warning a note
@@ -933,6 +987,39 @@ fn judge(line: &str) -> Option<Candidate> {
     if let Some(c) = NOT_FOUND.captures(trimmed) {
         let program = c.get(1).or(c.get(2)).map_or("", |m| m.as_str());
         return found(7, format!("command not found: '{program}'"));
+    }
+    if let Some(c) = SHELL_SCRIPT.captures(trimmed) {
+        // a script's shell: `./build.sh: line 9: VERSION: unbound variable`
+        return found(6, format!("{}: {}", &c[1], &c[2]));
+    }
+    if let Some(c) = PYLINT.captures(trimmed) {
+        // (an error outranks a warning, a warning a convention)
+        let rank = match c[1].as_bytes()[0] {
+            b'E' | b'F' => 8,
+            b'W' => 7,
+            _ => 6,
+        };
+        return found(rank, format!("{}: {}", &c[1], &c[2]));
+    }
+    if let Some(c) = MAVEN_COMPILER.captures(trimmed) {
+        return found(9, format!("error: {}", &c[1]));
+    }
+    if let Some(c) = PNPM.captures(trimmed) {
+        return found(8, format!("{} {}", &c[1], &c[2]));
+    }
+    if let Some(c) = YARN_BERRY.captures(trimmed) {
+        // its informational codes (the step's start and end, a package to
+        // build, a peer dependency's notes) say nothing went wrong
+        const INFO: &[&str] = &["YN0000", "YN0002", "YN0007", "YN0008", "YN0013", "YN0019", "YN0060", "YN0086"];
+        return (!INFO.contains(&&c[1]) && !c[2].is_empty()).then(|| Candidate { rank: 7, text: format!("{}: {}", &c[1], &c[2]) });
+    }
+    if let Some(c) = DJANGO_CHECK.captures(trimmed) {
+        return found(if &c[2] == "E" { 8 } else { 7 }, format!("({}) {}", &c[1], &c[3]));
+    }
+    // Java's chain of causes: the last one is the root of the others
+    if let Some(cause) = trimmed.strip_prefix("Caused by: ").filter(|_| CAUSED_BY.is_match(trimmed)) {
+        let class_end = cause.find(':').unwrap_or(cause.len());
+        return found(8, format!("{}{}", short_class(&cause[..class_end]), &cause[class_end..]));
     }
     if TAP_ERROR.is_match(trimmed) {
         return found(7, "tap-error".to_string());
@@ -975,6 +1062,11 @@ fn judge(line: &str) -> Option<Candidate> {
         return found(8, format!("{}: {}", &c[1], &c[2]));
     }
     if let Some(c) = BIOME.captures(trimmed) {
+        // (a headline as `headline` writes it, the rule with its message,
+        // reads as itself)
+        if biome_rule(trimmed).is_some_and(|rule| rule.len() < trimmed.len()) {
+            return found(8, trimmed.to_string());
+        }
         return found(8, c[1].to_string());
     }
     if let Some(c) = COMMITLINT.captures(trimmed) {
@@ -1118,7 +1210,11 @@ fn judge(line: &str) -> Option<Candidate> {
     }
     if let Some(c) = PROGRAM_MESSAGE.captures(trimmed) {
         // `prog: message`; a message in another language still has the shape.
-        return found(if says_something_failed(&c[2]) { 5 } else { 2 }, trimmed.to_string());
+        // (a severity word where a program's name stands says it failed:
+        // alembic's `FAILED: Multiple head revisions are present …`)
+        // (a sentence: `FAILED: curl` names what failed, not why)
+        let severity = ["FAILED", "Failed", "FATAL", "Fatal"].contains(&&c[1]) && c[2].split_whitespace().count() >= 4;
+        return found(if severity || says_something_failed(&c[2]) { 5 } else { 2 }, trimmed.to_string());
     }
     if says_something_failed(trimmed) {
         return found(3, trimmed.to_string());
@@ -1250,7 +1346,26 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
             }
             continue;
         }
+        // biome 1 marks a diagnostic's message `✖` where biome 2 and the
+        // other miette tools mark it `×` (under its header)
+        let marked;
+        let line: &str = match line.trim_start().strip_prefix("✖ ") {
+            Some(message) if lines[at.saturating_sub(3)..at].iter().any(|l| MIETTE_HEADER.is_match(l)) => {
+                marked = format!("× {message}");
+                &marked
+            }
+            _ => line,
+        };
         let Some(mut candidate) = judge(gradle_cause(line).unwrap_or(line)) else { continue };
+        // CMake's `CMake Error at CMakeLists.txt:14 (find_package):` says
+        // where; what went wrong is the paragraph under it
+        if line.starts_with("CMake Error") && line.trim_end().ends_with(':') {
+            let paragraph: Vec<&str> =
+                lines[at + 1..].iter().take_while(|l| l.starts_with(char::is_whitespace)).map(|l| l.trim()).collect();
+            if !paragraph.is_empty() {
+                candidate = Candidate { rank: 8, text: format!("CMake Error: {}", paragraph.join(" ")) };
+            }
+        }
         // Gradle nests what went wrong (`> Could not resolve all files …`,
         // then deeper `   > Could not find com.acme:lib:1.2.3.`): a cause
         // with a deeper one under it only says where that one happened
@@ -1271,7 +1386,11 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
             let category = lines[at.saturating_sub(3)..at]
                 .iter()
                 .rev()
-                .find_map(|l| MIETTE_HEADER.captures(l).map(|c| c[1].to_string()));
+                // (its rule when it names one: biome's `lint/style/useConst
+                // FIXABLE ━━━` ends in a tag)
+                .find_map(|l| {
+                    MIETTE_HEADER.captures(l).map(|c| BIOME.captures(l).map_or(c[1].to_string(), |r| r[1].to_string()))
+                });
             candidate.text = match category {
                 Some(category) => format!("{category}: {}", &candidate.text[3..]),
                 None => candidate.text[3..].to_string(),
@@ -1293,8 +1412,10 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
                 .iter()
                 .take(4)
                 .map(|l| l.trim_start())
-                .find(|l| l.starts_with("× ") || l.starts_with("! ") || l.starts_with("i "));
-            if mark.is_some_and(|m| m.starts_with("! ")) {
+                .find(|l| l.starts_with("× ") || l.starts_with("✖ ") || l.starts_with("! ") || l.starts_with("i "));
+            // (and where a message is marked, the header's rule is said
+            // with it there: `lint/style/useConst: This let declares …`)
+            if mark.is_some_and(|m| m.starts_with("! ") || m.starts_with("× ") || m.starts_with("✖ ")) {
                 candidate.rank = 7;
             }
         }
@@ -1310,7 +1431,10 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
         let better = match &best {
             None => true,
             Some((b, _)) => {
-                candidate.rank > b.rank || (candidate.rank == b.rank && candidate.rank == 8 && PY_LINE.is_match(line))
+                candidate.rank > b.rank
+                    || (candidate.rank == b.rank
+                        && candidate.rank == 8
+                        && (PY_LINE.is_match(line) || line.trim_start().starts_with("Caused by: ")))
             }
         };
         if better {
@@ -1473,6 +1597,18 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> String {
     // Severity words and log prefixes that stand where a program name would.
     const NOT_PROGRAMS: &[&str] = &["error", "fatal", "warning", "note", "hint", "panicked", "info", "debug"];
+    // a linter's rule in front (biome's `lint/style/useConst: …`) is a
+    // name, whatever its slashes: not a path
+    if let Some(rule) = biome_rule(headline) {
+        push_id(ids, IdKind::Code, rule);
+        return format!("{rule}{}", mask(&headline[rule.len()..], ids, values));
+    }
+    // (and eslint's, as `judge` writes it: `eslint @typescript-eslint/no-unused-vars: …`)
+    if let Some(c) = ESLINT_HEAD.captures(headline) {
+        let rule = c.get(1).unwrap();
+        push_id(ids, IdKind::Code, rule.as_str());
+        return format!("{}{}", &headline[..rule.end()], mask(&headline[rule.end()..], ids, values));
+    }
     let headline = &*CHILD.replace_all(headline, "$1: ");
     let mut text = SHELL_LINE.replace_all(headline, "").into_owned();
     text = HINT.replace_all(&text, "").into_owned();
@@ -1525,11 +1661,14 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
         push_id(ids, IdKind::Type, &c[1]);
     }
     text = TYPE_OBJECT.replace_all(&text, "$1 object").into_owned();
+    // (a log line's time, whole: its hour is no value of the error)
+    text = mask_with(&TIMESTAMP, &text, values, "<TIME>", false);
     text = mask_hex_ids(&text, values);
     // twice: `] main -> main` names two refs, and a match ends past the arrow
     text = mask_with(&GIT_REF, &text, values, "<REF>", true);
     text = mask_with(&GIT_REF, &text, values, "<REF>", true);
-    text = mask_with(&QUOTED, &text, values, "<STR>", false);
+    // (an apostrophe inside a word, `Can't resolve './x'`, opens no quote)
+    text = mask_with(&QUOTED, &apostrophes_apart(&text), values, "<STR>", false).replace(APOSTROPHE, "'");
     text = mask_with(&SLOT_BEFORE, &text, values, "<V>", true);
     text = mask_with(&CALLED, &text, values, "<V>()", false);
     text = mask_with(&CONVERTED_TO, &text, values, "<V>", true);
@@ -1550,6 +1689,44 @@ fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> 
         return format!("<V>: {words}");
     }
     SPACES.replace_all(text.trim(), " ").into_owned()
+}
+
+/// What stands for an apostrophe inside a word while quotes are masked
+/// (a character no tool's message has).
+const APOSTROPHE: char = '\u{E000}';
+
+/// `text` with each apostrophe between two letters (`can't`, `don't`)
+/// put apart as APOSTROPHE, so that it opens and closes no quote.
+fn apostrophes_apart(text: &str) -> Cow<'_, str> {
+    if !text.contains('\'') {
+        return Cow::Borrowed(text);
+    }
+    let chars: Vec<char> = text.chars().collect();
+    Cow::Owned(
+        chars
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                let letter = |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|c| c.is_alphabetic());
+                if c == '\'' && letter(i.checked_sub(1)) && letter(Some(i + 1)) {
+                    APOSTROPHE
+                } else {
+                    c
+                }
+            })
+            .collect(),
+    )
+}
+
+/// The rule a biome diagnostic's headline starts with (`lint/style/useConst`,
+/// `assist/source/organizeImports`), as `headline` writes it.
+fn biome_rule(headline: &str) -> Option<&str> {
+    let rule = headline.split_once(": ").map_or(headline, |(rule, _)| rule);
+    let parts: Vec<&str> = rule.split('/').collect();
+    (parts.len() == 3
+        && ["lint", "assist"].contains(&parts[0])
+        && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric())))
+    .then_some(rule)
 }
 
 /// Commit hashes and object ids (7 to 40 hex digits, with letters and
@@ -1980,9 +2157,12 @@ mod v3_tests {
         let biome = "app/a.ts:18:11 lint/correctness/noUnusedVariables ━━━━━━━━━━━━━━━━━━━━\n\n  \
                      ! This variable x is unused.\n\n    18 │   const x = 1;\n\n\
                      app/b.ts:3:1 lint/style/useConst ━━━━━━━━━━━━━━━━━━━━\n\n  × This let declares a variable that is only assigned once.\n";
-        // (the rule is the diagnostic's identifier; its text masks it as a path)
-        assert_eq!(signature(biome).headline, "lint/style/useConst");
-        assert_eq!(signature(biome).identifier(IdKind::Code), Some("lint/style/useConst"));
+        // (the rule is the diagnostic's identifier, said with its message:
+        // a path it is not)
+        let sig = signature(biome);
+        assert_eq!(sig.headline, "lint/style/useConst: This let declares a variable that is only assigned once.");
+        assert!(sig.text.starts_with("lint/style/useConst: This let declares"), "{}", sig.text);
+        assert_eq!(sig.identifier(IdKind::Code), Some("lint/style/useConst"));
         // with warnings only (`--error-on-warnings`), the warning is what failed
         let only = "$ biome check --error-on-warnings\n at src/p.tsx:61:2 lint/correctness/useExhaustiveDependencies  FIXABLE  ━━━━━━━━━━\n\n  \
                     ! This hook specifies more dependencies than necessary: n.\n\ncheck ━━━━━━━━━━━━━━━━\n\n  \
@@ -2238,6 +2418,118 @@ mod v3_tests {
         assert_eq!(signature(r#"{"error":"invalid_grant"}"#).headline, "invalid_grant");
         // a document that is no error is read as before
         assert_eq!(signature(r#"{"errorCount":0}"#).headline, r#"{"errorCount":0}"#);
+    }
+
+    /// What failed, read out of the reports of more toolchains (each case
+    /// as the tool prints it, cut short).
+    #[test]
+    fn the_error_inside_more_toolchains_reports() {
+        let read = |out: &str| signature(&format!("Exit code 1\n{out}"));
+        let said = |out: &str, headline: &str| {
+            let sig = read(out);
+            assert_eq!(sig.headline, headline, "{out}");
+            assert!(sig.identified, "{out}");
+        };
+        // a bundler's location line is not its error
+        said("ERROR in ./src/index.js 3:0-38\nModule not found: Error: Can't resolve './components/Header' in '/w/site/src'\n\
+              webpack 5.91.0 compiled with 1 error in 1432 ms",
+             "Module not found: Error: Can't resolve './components/Header' in '/w/site/src'");
+        // (an apostrophe inside a word opens no quote)
+        assert_eq!(read("Module not found: Error: Can't resolve 'react' in '/w/src'").text,
+                   "Module not found: <V>: Can't resolve <STR> in <STR>");
+        said("[!] RollupError: src/main.js (4:9): \"formatDate\" is not exported by \"src/utils.js\".\n\
+              https://rollupjs.org/troubleshooting/#error-name-is-not-exported-by-module",
+             "RollupError: src/main.js (4:9): \"formatDate\" is not exported by \"src/utils.js\".");
+        said("   Linting and checking validity of types  ..Failed to compile.\n\n./app/page.tsx:18:23\n\
+              Type error: Property 'rows' does not exist on type 'Report'.",
+             "Type error: Property 'rows' does not exist on type 'Report'.");
+        // package managers' own errors, not what they print around them
+        said(" ERR_PNPM_NO_MATCHING_VERSION  No matching version found for zod@^4.9.0\n\n\
+              This error happened while installing a direct dependency of /w/repo",
+             "ERR_PNPM_NO_MATCHING_VERSION No matching version found for zod@^4.9.0");
+        said("➤ YN0000: · Yarn 4.2.2\n➤ YN0000: ┌ Resolution step\n➤ YN0082: │ typescriptt@npm:^5.4.0: No candidates found\n\
+              ➤ YN0000: └ Completed in 0s 412ms\n➤ YN0000: · Failed with errors in 0s 418ms",
+             "YN0082: typescriptt@npm:^5.4.0: No candidates found");
+        said("  Preparing metadata (setup.py) ... error\n  error: subprocess-exited-with-error\n  \n  \
+              × python setup.py egg_info did not run successfully.\n  │ exit code: 1\n  ╰─> [3 lines of output]\n      \
+              running egg_info\n      Error: pg_config executable not found.\n      [end of output]\n\
+              error: metadata-generation-failed\n\n× Encountered error while generating package metadata.\n╰─> See above for output.",
+             "pg_config executable not found.");
+        said("🔒 Lock failed\nUnable to find a resolution because the following dependencies don't work on all Python versions.",
+             "Unable to find a resolution because the following dependencies don't work on all Python versions.");
+        // a build step's error in a container build, not the build's report of it
+        said("#6 [4/5] RUN npm ci\n#6 0.413 npm ERR! code EUSAGE\n\
+              #6 0.413 npm ERR! The `npm ci` command can only install with an existing package-lock.json\n\
+              #6 ERROR: process \"/bin/sh -c npm ci\" did not complete successfully: exit code: 1\n\
+              ERROR: failed to solve: process \"/bin/sh -c npm ci\" did not complete successfully: exit code: 1",
+             "The `npm ci` command can only install with an existing package-lock.json");
+        // compilers and linters under a build tool, by their diagnostic
+        said("[ERROR] COMPILATION ERROR : \n[ERROR] /w/src/main/java/com/acme/OrderService.java:[42,16] incompatible types: \
+              Optional<Order> cannot be converted to Order\n[INFO] BUILD FAILURE",
+             "error: incompatible types: Optional<Order> cannot be converted to Order");
+        said("************* Module store\nstore.py:17:8: E1101: Instance of 'Store' has no 'items' member (no-member)\n\
+              store.py:29:0: C0116: Missing function or method docstring (missing-function-docstring)",
+             "E1101: Instance of 'Store' has no 'items' member");
+        said("CMake Error at CMakeLists.txt:14 (find_package):\n  By not providing \"Findfmt.cmake\" in CMAKE_MODULE_PATH\n  \
+              this project has asked CMake to find a package.\n\n-- Configuring incomplete, errors occurred!",
+             "CMake Error: By not providing \"Findfmt.cmake\" in CMAKE_MODULE_PATH this project has asked CMake to find a package.");
+        said("✔ Preparing lint-staged...\n      ✖ eslint --fix [FAILED]\n↓ Skipped because of errors from tasks.\n\n✖ eslint --fix:\n\n\
+              /w/web/src/App.tsx\n  7:10  error  'useMemo' is defined but never used  @typescript-eslint/no-unused-vars\n\n\
+              husky - pre-commit script failed (code 1)",
+             "eslint @typescript-eslint/no-unused-vars: 'useMemo' is defined but never used");
+        // (a linter's rule with slashes stays the rule: no path)
+        assert_eq!(read("  7:10  error  'x' is defined but never used  @typescript-eslint/no-unused-vars").text,
+                   "eslint @typescript-eslint/no-unused-vars: <STR> is defined but never used");
+        // biome 1's mark, under its header: the rule with the message
+        said("src/api.ts:12:9 lint/style/useConst  FIXABLE  ━━━━━━━━━━\n\n  ✖ This let declares a variable that is only assigned once.\n\n\
+              check ━━━━━━━━━━\n\n  ✖ Some errors were emitted while running checks.",
+             "lint/style/useConst: This let declares a variable that is only assigned once.");
+        // frameworks' reports
+        said("SystemCheckError: System check identified some issues:\n\nERRORS:\n\
+              orders.Order.customer: (fields.E300) Field defines a relation with model 'Customer', which is not installed.",
+             "(fields.E300) Field defines a relation with model 'Customer', which is not installed.");
+        said("bin/rails aborted!\nStandardError: An error has occurred, this and all later migrations canceled: (StandardError)\n\n\
+              PG::DuplicateColumn: ERROR:  column \"slug\" of relation \"posts\" already exists",
+             "PG::DuplicateColumn: ERROR:  column \"slug\" of relation \"posts\" already exists");
+        said("rake aborted!\nDon't know how to build task 'db:seeed' (See the list of available tasks with `rake --tasks`)",
+             "Don't know how to build task 'db:seeed' (See the list of available tasks with `rake --tasks`)");
+        said("Prisma schema loaded from prisma/schema.prisma\nError: Prisma schema validation - (get-dmmf wasm)\nError code: P1012\n\
+              error: Type \"Strin\" is neither a built-in type, nor refers to another model.",
+             "error: Type \"Strin\" is neither a built-in type, nor refers to another model.");
+        said("  FAILED: Multiple head revisions are present for given argument 'head'; please specify a target revision",
+             "FAILED: Multiple head revisions are present for given argument 'head'; please specify a target revision");
+        // Java's root cause, the last of its chain
+        said("Exception in thread \"main\" java.lang.IllegalStateException: Failed to load ApplicationContext\n\tat com.acme.App.main(App.java:12)\n\
+              Caused by: org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'dataSource'\n\
+              Caused by: java.sql.SQLException: Access denied for user 'app'@'172.18.0.1' (using password: YES)\n\t... 40 more",
+             "SQLException: Access denied for user 'app'@'172.18.0.1' (using password: YES)");
+        // a shell script's own error
+        said("Building release for linux-amd64\n./scripts/package.sh: line 9: VERSION: unbound variable",
+             "./scripts/package.sh: VERSION: unbound variable");
+        // a log line's time is no part of its key; nor klog's prefix
+        let kubectl = read("E0601 10:22:31.004512   41822 memcache.go:265] couldn't get current server API group list: \
+                            dial tcp 127.0.0.1:6443: connect: connection refused");
+        assert!(kubectl.text.starts_with("couldn't get current server API group list"), "{}", kubectl.text);
+        let logged = read("2024-06-01T10:22:32.930+02:00 ERROR 41822 --- [main] o.s.b.SpringApplication : Application run failed");
+        assert!(logged.text.starts_with("<TIME> ERROR"), "{}", logged.text);
+        // one sentence, with an address or a source excerpt beside it
+        said("a pull request for branch \"feature/login\" into branch \"main\" already exists:\nhttps://github.com/acme/web/pull/412",
+             "a pull request for branch \"feature/login\" into branch \"main\" already exists:");
+        said(".github/workflows/ci.yml:18:24: property \"node_version\" is not defined in object type {node: string} [expression]\n   |\n\
+              18 |           node-version: ${{ matrix.node_version }}\n   |                        ^~~~~~~~~~~~~",
+             ".github/workflows/ci.yml:18:24: property \"node_version\" is not defined in object type {node: string} [expression]");
+        // but what stays a report, or says nothing, is not identified
+        assert!(!read("➤ YN0000: · Failed with errors in 0s 418ms").identified);
+        assert!(!read("🔒 Lock failed").identified);
+        assert!(!read("https://github.com/acme/web/pull/412").identified);
+        assert!(!read("FAILED: curl").identified);
+        // a headline read again is itself (the signature is made again of it)
+        for headline in ["lint/style/useConst: This let declares a variable that is only assigned once.",
+                         "eslint @typescript-eslint/no-unused-vars: 'useMemo' is defined but never used"] {
+            assert_eq!(signature(headline).text, read(headline).text);
+            assert_eq!(signature(headline).headline, headline);
+        }
+        assert!(!signature("a pull request for branch \"x\" into branch \"main\" already exists:\nhttps://github.com/a/b/pull/4").identified);
     }
 
     /// Cases an adversarial review of the rules above found.
