@@ -211,6 +211,21 @@ def case_work_in_another_folder_is_not_the_fix(s):
              "cd /Users/alice/work/blog && git commit -m 'add notes, again'")]
 
 
+def case_inline_code_the_shell_broke_runs_from_a_file(s):
+    # a one-line form could not carry the code's indent; the same code in
+    # a file ran. A file that was there before is no such fix, nor an
+    # error that the file does not change
+    s.bash("python3 -c \"import json\n    print(json.dumps({}))\"",
+           error="Exit code 1\n  File \"<string>\", line 2\n    print(json.dumps({}))\nIndentationError: unexpected indent")
+    s.call("Write", {"file_path": "/tmp/claude/scratch/dump.py", "content": "import json\nprint(json.dumps({}))\n"},
+           "File created successfully at: /tmp/claude/scratch/dump.py")
+    s.bash("python3 /tmp/claude/scratch/dump.py", "{}")
+    s.bash("node -e \"require('yaml')\"", error="Exit code 1\nError: Cannot find module 'yaml'")
+    s.call("Write", {"file_path": f"{HOME_CWD}/check.js", "content": "require('yaml')\n"}, "File created")
+    s.bash("node check.js", "ok")
+    return [("python3 -c \"import json\n    print(json.dumps({}))\"", "python3 /tmp/claude/scratch/dump.py")]
+
+
 CASES = [case for name, case in sorted(globals().items()) if name.startswith("case_")]
 
 

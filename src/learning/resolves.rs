@@ -679,6 +679,8 @@ pub struct Resolution {
 enum Relation {
     SameOperation,
     Substitute,
+    /// Inline code the shell broke, run again from a file (`code_in_a_file`).
+    CodeInAFile,
 }
 
 /// Whether arguments `retry` cover `failed`: none (the whole run), or each
@@ -983,6 +985,10 @@ fn relation<'p>(
                     return Some(Relation::SameOperation);
                 }
             }
+            // inline code that the shell's quoting broke, run from a file
+            if code_in_a_file(e, s, between, successes).is_some() {
+                return Some(Relation::CodeInAFile);
+            }
             // a substitute for a program that was not found
             let missing = e.missing_program()?;
             let program = command::program_name(missing);
@@ -1058,6 +1064,64 @@ fn relation<'p>(
         }
         _ => None,
     }
+}
+
+/// What says that inline code did not reach its interpreter as written:
+/// it could not be parsed (the shell's quoting or escaping, or an indent
+/// a one-line form cannot carry), or the shell itself stumbled on it.
+const CODE_BROKEN: &[&str] = &[
+    "SyntaxError",
+    "IndentationError",
+    "TabError",
+    "nterminated",
+    "bad substitution",
+    "unexpected EOF",
+    "unexpected end of file",
+    "Invalid regular expression",
+    "PatternError",
+    "Syntax error",
+    "syntax error",
+    "Unexpected token",
+    "Invalid or unexpected token",
+    "EOL while scanning",
+];
+
+/// Of inline code that failed to parse (`python3 -c "…"`, `node -e '…'`,
+/// a heredoc fed to `python3 -`: CODE_BROKEN), the name of the script file
+/// that a success runs with the same interpreter, written since (by a file
+/// tool, a shell redirect, or in front of the run on the success's own
+/// line): the code moved into a file, out of the shell's quoting. The file
+/// is known by its name (a scratch folder is often a variable: `"$SP/x.py"`).
+fn code_in_a_file(e: &Step, s: &Step, between: &[Step], successes: &[Command]) -> Option<String> {
+    let ec = e.command()?;
+    let inline = [" -c", " -e", " -"].iter().any(|form| ec.subject.ends_with(form));
+    let raw = e.error_raw.as_deref().unwrap_or("");
+    if !inline || !CODE_BROKEN.iter().any(|w| raw.contains(w)) {
+        return None;
+    }
+    let script = successes.iter().find(|sc| sc.program == ec.program).and_then(|sc| sc.script.as_deref())?;
+    let name = command::path_tail(script);
+    let written = between.iter().any(|b| writes_file(b, name)) || s.line().is_some_and(|l| writes_to(l, name));
+    written.then(|| name.to_owned())
+}
+
+/// Whether success `b` wrote a file named `name`: a file tool's, or a
+/// shell line's (`writes_to`).
+fn writes_file(b: &Step, name: &str) -> bool {
+    !b.is_error
+        && match b.tool() {
+            "Bash" => b.line().is_some_and(|l| writes_to(l, name)),
+            t => FILE_WRITERS.contains(&t) && b.file.as_deref().is_some_and(|f| command::path_tail(f) == name),
+        }
+}
+
+/// Whether a shell line writes a file named `name`: a redirect's target
+/// (`cat > "$SP/x.py" <<'EOF'`) or what `tee` writes.
+fn writes_to(line: &str, name: &str) -> bool {
+    line.match_indices('>')
+        .filter_map(|(at, _)| line[at + 1..].split_whitespace().next())
+        .chain(line.split_whitespace().skip_while(|w| *w != "tee").nth(1))
+        .any(|target| command::path_tail(target.trim_matches(['"', '\'', ';'])) == name)
 }
 
 /// `path` relative to `project` when it lies in it.
@@ -1440,6 +1504,11 @@ pub fn resolutions_with(
                 delegated.insert(id.to_owned(), subagent_steps(id));
             }
         }
+        // (the file inline code moved into is the fix, scratch or not)
+        let code_file = (relation == Relation::CodeInAFile)
+            .then(|| code_in_a_file(error, success, between, proven()))
+            .flatten();
+        let wrote_code = |s: &Step| code_file.as_deref().is_some_and(|name| writes_file(s, name));
         let mut started = std::collections::HashSet::new();
         let changing: Vec<&Step> = between
             .iter()
@@ -1449,7 +1518,7 @@ pub fn resolutions_with(
                 None => vec![s],
             })
             .filter(|s| {
-                s.changes_something()
+                (s.changes_something() || wrote_code(s))
                     && !reruns(error, s)
                     && !stashes_and_restores(s)
                     // (a non-git error's fix is never a stash: see runs_stashed)
@@ -1543,7 +1612,7 @@ pub fn resolutions_with(
             headline: error.headline.as_deref().map(|h| relative_in(h, project)),
             kind: match relation {
                 Relation::SameOperation => "success_after_error",
-                Relation::Substitute => "cross_tool_resolution",
+                Relation::Substitute | Relation::CodeInAFile => "cross_tool_resolution",
             },
             tool_sequence: json!(tools).to_string(),
             file,
@@ -2364,6 +2433,34 @@ mod tests {
             ], None, |_| true,
         );
         assert!(found.is_empty());
+    }
+
+    #[test]
+    fn inline_code_the_shell_broke_is_resolved_by_running_it_from_a_file() {
+        let indent = "Exit code 1\n  File \"<string>\", line 2\n    print(1)\nIndentationError: unexpected indent";
+        let inline = "python3 -c \"import json\n    print(1)\"";
+        // the code written to a file (a scratch one), then run
+        let write = tool(2, "Write", "/tmp/claude/scratchpad/check.py");
+        let found = resolutions(&[error(1, "Bash", inline, indent), write.clone(), bash(3, "python3 \"$SP/check.py\"")],
+                                Some("ok"), |_| true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].kind, "cross_tool_resolution");
+        assert_eq!(found[0].steps, "[2]", "the file written is the fix");
+        // written in front of the run, on the same line
+        let heredoc = "cat > /tmp/c.py <<'EOF'\nimport json\nprint(1)\nEOF\npython3 /tmp/c.py";
+        assert_eq!(resolutions(&[error(1, "Bash", inline, indent), bash(2, heredoc)], Some("1"), |_| true).len(), 1);
+        // node's inline code, its regex mangled by the shell's escaping
+        let regex = "Exit code 1\n[eval]:3\nconst re = /\\x1b[/g;\n           ^\nSyntaxError: Invalid regular expression flags";
+        assert_eq!(resolutions(&[error(1, "Bash", "node -e \"const re=/\\x1b[/g\"", regex), tool(2, "Write", "/w/strip.js"),
+                                 bash(3, "node strip.js")], Some("ok"), |_| true).len(), 1);
+        // not an error a file does not change, a script there before, or
+        // another interpreter's
+        let missing = "Exit code 1\nTraceback (most recent call last):\n  File \"<string>\", line 1\nModuleNotFoundError: No module named 'yaml'";
+        assert!(resolutions(&[error(1, "Bash", "python3 -c \"import yaml\"", missing), write.clone(),
+                              bash(3, "python3 /tmp/claude/scratchpad/check.py")], Some("ok"), |_| true).is_empty());
+        assert!(resolutions(&[error(1, "Bash", inline, indent), bash(2, "python3 check.py")], Some("ok"), |_| true).is_empty());
+        assert!(resolutions(&[error(1, "Bash", inline, indent), tool(2, "Write", "/w/check.js"), bash(3, "node check.js")],
+                            Some("ok"), |_| true).is_empty());
     }
 
     #[test]

@@ -1850,7 +1850,7 @@ fn package_name(word: &str) -> String {
 }
 
 /// The last component of a path: `./src/app.py` and `src/app.py` are one script.
-fn path_tail(word: &str) -> &str {
+pub fn path_tail(word: &str) -> &str {
     word.rsplit(['/', '\\']).find(|p| !p.is_empty()).unwrap_or(word)
 }
 
