@@ -1066,42 +1066,89 @@ fn relation<'p>(
     }
 }
 
-/// What says that inline code did not reach its interpreter as written:
-/// it could not be parsed (the shell's quoting or escaping, or an indent
-/// a one-line form cannot carry), or the shell itself stumbled on it.
-const CODE_BROKEN: &[&str] = &[
-    "SyntaxError",
-    "IndentationError",
-    "TabError",
-    "nterminated",
-    "bad substitution",
-    "unexpected EOF",
-    "unexpected end of file",
-    "Invalid regular expression",
-    "PatternError",
-    "Syntax error",
-    "syntax error",
-    "Unexpected token",
-    "Invalid or unexpected token",
-    "EOL while scanning",
+/// The inline forms of interpreters: code given on the command line (`-c`,
+/// `-e`), or on standard input (`-`, from a heredoc).
+const INLINE_FORMS: &[(&str, &[&str])] = &[
+    ("python", &["-c", "-"]),
+    ("node", &["-e"]),
+    ("deno", &["-e"]),
+    ("ruby", &["-e"]),
+    ("perl", &["-e"]),
+    ("bash", &["-c"]),
+    ("sh", &["-c"]),
+    ("zsh", &["-c"]),
 ];
 
-/// Of inline code that failed to parse (`python3 -c "…"`, `node -e '…'`,
-/// a heredoc fed to `python3 -`: CODE_BROKEN), the name of the script file
-/// that a success runs with the same interpreter, written since (by a file
-/// tool, a shell redirect, or in front of the run on the success's own
-/// line): the code moved into a file, out of the shell's quoting. The file
-/// is known by its name (a scratch folder is often a variable: `"$SP/x.py"`).
+/// Whether inline code failed before it could run as written: its
+/// interpreter could not parse it, where the error says it was (Python's
+/// `File "<string>"` or `"<stdin>"` as the last place, node's `[eval]`),
+/// or the shell that was to pass it stumbled on its quoting (`(eval):1: bad
+/// substitution`, `unexpected EOF while looking for matching`). A
+/// database's `syntax error at or near "FORM"` is the code's own SQL, and
+/// a module that does not parse is that module's.
+fn inline_code_broke(e: &Step) -> bool {
+    let raw = e.error_raw.as_deref().unwrap_or("");
+    let headline = e.headline.as_deref().unwrap_or("");
+    let places: Vec<&str> = raw.lines().filter_map(|l| l.trim_start().strip_prefix("File \"")).collect();
+    let inline = |p: &&str| p.starts_with("<string>\"") || p.starts_with("<stdin>\"");
+    let parse = ["SyntaxError:", "IndentationError:", "TabError:"].iter().any(|class| headline.starts_with(class))
+        && !headline.contains(" at or near ")
+        && places.last().is_some_and(inline);
+    // (a pattern the inline code gave `re`: raised in `re`'s own modules)
+    let pattern = headline.starts_with("PatternError:")
+        && places.iter().all(|p| inline(p) || p.contains("/re/") || p.contains("\\re\\") || p.contains("sre_"));
+    let python = parse || pattern;
+    let node = headline.starts_with("SyntaxError:") && raw.contains("[eval]");
+    let shell = ["(eval)", "bash:", "zsh:", "sh:", "/bin/sh:", "/bin/bash:", "/usr/bin/bash:"]
+        .iter()
+        .any(|p| headline.starts_with(p))
+        && ["bad substitution", "unexpected EOF", "nterminated quoted string", "unmatched"]
+            .iter()
+            .any(|w| headline.contains(w));
+    python || node || shell
+}
+
+/// Of inline code that failed before it could run as written
+/// (`inline_code_broke`: `python3 -c "…"`, `node -e '…'`, an unquoted
+/// heredoc fed to `python3 -`, whose `$` and `\` the shell changes), the
+/// name of the script file that a success runs with the same interpreter
+/// as invoked: a file new since the error, in a scratch folder or written
+/// on the success's own line, in front of its run. That is the code moved
+/// out of the shell's quoting; a project's file edited or a new script of
+/// the task is other work. The file is known by its name where a path is
+/// a variable (`"$SP/x.py"`), by its path where both are absolute.
 fn code_in_a_file(e: &Step, s: &Step, between: &[Step], successes: &[Command]) -> Option<String> {
     let ec = e.command()?;
-    let inline = [" -c", " -e", " -"].iter().any(|form| ec.subject.ends_with(form));
-    let raw = e.error_raw.as_deref().unwrap_or("");
-    if !inline || !CODE_BROKEN.iter().any(|w| raw.contains(w)) {
+    let forms = INLINE_FORMS.iter().find(|(p, _)| *p == ec.program).map_or(&[][..], |(_, f)| *f);
+    let form = ec.subject.rsplit(' ').next().unwrap_or("");
+    if ec.subject == ec.program || !forms.contains(&form) {
         return None;
     }
-    let script = successes.iter().find(|sc| sc.program == ec.program).and_then(|sc| sc.script.as_deref())?;
+    // (code on standard input from a heredoc the shell expanded: not one
+    // in quotes, `<<'EOF'`, nor a file's `< script.py`)
+    if form == "-" && !e.line().is_some_and(|l| l.contains("<<") && !l.contains("<<'") && !l.contains("<<\"")) {
+        return None;
+    }
+    if !inline_code_broke(e) {
+        return None;
+    }
+    let tail = |w: &str| command::path_tail(w).to_owned();
+    let ran = successes.iter().find(|sc| sc.program == ec.program && tail(&sc.invoked) == tail(&ec.invoked))?;
+    let script = ran.script.as_deref()?;
     let name = command::path_tail(script);
-    let written = between.iter().any(|b| writes_file(b, name)) || s.line().is_some_and(|l| writes_to(l, name));
+    let same_file = |file: &str| {
+        command::path_tail(file) == name
+            && (!(file.starts_with('/') && script.starts_with('/')) || file == script)
+            && command::is_temp_path(file)
+    };
+    let written = between.iter().any(|b| {
+        !b.is_error
+            && match b.tool() {
+                "Bash" => b.line().and_then(|l| written_by(l, name)).is_some_and(|t| command::is_temp_path(&t)),
+                "Write" => b.file.as_deref().is_some_and(same_file),
+                _ => false,
+            }
+    }) || s.line().is_some_and(|l| writes_to(l, name));
     written.then(|| name.to_owned())
 }
 
@@ -1115,13 +1162,20 @@ fn writes_file(b: &Step, name: &str) -> bool {
         }
 }
 
-/// Whether a shell line writes a file named `name`: a redirect's target
-/// (`cat > "$SP/x.py" <<'EOF'`) or what `tee` writes.
+/// Whether a shell line writes a file named `name` (`written_by`).
 fn writes_to(line: &str, name: &str) -> bool {
+    written_by(line, name).is_some()
+}
+
+/// The path by which a shell line writes a file named `name`: a
+/// redirect's target (`cat > "$SP/x.py" <<'EOF'`) or what `tee` writes.
+fn written_by(line: &str, name: &str) -> Option<String> {
     line.match_indices('>')
         .filter_map(|(at, _)| line[at + 1..].split_whitespace().next())
         .chain(line.split_whitespace().skip_while(|w| *w != "tee").nth(1))
-        .any(|target| command::path_tail(target.trim_matches(['"', '\'', ';'])) == name)
+        .map(|target| target.trim_matches(['"', '\'', ';']))
+        .find(|target| command::path_tail(target) == name)
+        .map(str::to_owned)
 }
 
 /// `path` relative to `project` when it lies in it.
@@ -2437,30 +2491,64 @@ mod tests {
 
     #[test]
     fn inline_code_the_shell_broke_is_resolved_by_running_it_from_a_file() {
+        // (errors as the hooks store them: their headline and signature too)
+        let failed = |line: &str, raw: &str| {
+            let mut e = error(1, "Bash", line, raw);
+            let sig = crate::text::signature::signature(raw);
+            (e.headline, e.signature) = (Some(sig.headline), Some(sig.text));
+            e
+        };
+        let learned = |steps: &[Step]| resolutions(steps, Some("ok"), |_| true);
         let indent = "Exit code 1\n  File \"<string>\", line 2\n    print(1)\nIndentationError: unexpected indent";
         let inline = "python3 -c \"import json\n    print(1)\"";
-        // the code written to a file (a scratch one), then run
+        // the code written to a scratch file, then run
         let write = tool(2, "Write", "/tmp/claude/scratchpad/check.py");
-        let found = resolutions(&[error(1, "Bash", inline, indent), write.clone(), bash(3, "python3 \"$SP/check.py\"")],
-                                Some("ok"), |_| true);
+        let found = learned(&[failed(inline, indent), write.clone(), bash(3, "python3 \"$SP/check.py\"")]);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].kind, "cross_tool_resolution");
         assert_eq!(found[0].steps, "[2]", "the file written is the fix");
         // written in front of the run, on the same line
-        let heredoc = "cat > /tmp/c.py <<'EOF'\nimport json\nprint(1)\nEOF\npython3 /tmp/c.py";
-        assert_eq!(resolutions(&[error(1, "Bash", inline, indent), bash(2, heredoc)], Some("1"), |_| true).len(), 1);
+        let heredoc = "cat > check.py <<'EOF'\nimport json\nprint(1)\nEOF\npython3 check.py";
+        assert_eq!(learned(&[failed(inline, indent), bash(2, heredoc)]).len(), 1);
         // node's inline code, its regex mangled by the shell's escaping
-        let regex = "Exit code 1\n[eval]:3\nconst re = /\\x1b[/g;\n           ^\nSyntaxError: Invalid regular expression flags";
-        assert_eq!(resolutions(&[error(1, "Bash", "node -e \"const re=/\\x1b[/g\"", regex), tool(2, "Write", "/w/strip.js"),
-                                 bash(3, "node strip.js")], Some("ok"), |_| true).len(), 1);
-        // not an error a file does not change, a script there before, or
-        // another interpreter's
-        let missing = "Exit code 1\nTraceback (most recent call last):\n  File \"<string>\", line 1\nModuleNotFoundError: No module named 'yaml'";
-        assert!(resolutions(&[error(1, "Bash", "python3 -c \"import yaml\"", missing), write.clone(),
-                              bash(3, "python3 /tmp/claude/scratchpad/check.py")], Some("ok"), |_| true).is_empty());
-        assert!(resolutions(&[error(1, "Bash", inline, indent), bash(2, "python3 check.py")], Some("ok"), |_| true).is_empty());
-        assert!(resolutions(&[error(1, "Bash", inline, indent), tool(2, "Write", "/w/check.js"), bash(3, "node check.js")],
-                            Some("ok"), |_| true).is_empty());
+        let regex = "Exit code 1\n[eval]:3\nconst re = /\\x1b[/g;\n           ^\n\nSyntaxError: Invalid regular expression flags";
+        assert_eq!(learned(&[failed("node -e \"const re=/\\x1b[/g\"", regex), tool(2, "Write", "/tmp/strip.js"),
+                             bash(3, "node /tmp/strip.js")]).len(), 1);
+        // an unquoted heredoc whose `\` the shell took: the same
+        let pattern = "Exit code 1\nTraceback (most recent call last):\n  File \"<stdin>\", line 3, in <module>\n\
+                       re.PatternError: missing ), unterminated subpattern at position 18";
+        assert_eq!(learned(&[failed("python3 - <<PY\nimport re\nre.compile('(\\\\d')\nPY", pattern),
+                             tool(2, "Write", "/tmp/claude/cmp.py"), bash(3, "python3 /tmp/claude/cmp.py")]).len(), 1);
+        // not: an error the file does not change (a missing module, the
+        // code's own SQL, a module that does not parse), a file there
+        // before, a project's file edited or its new script, another
+        // interpreter, a file of the same name elsewhere, a shell's `-e`,
+        // a quoted heredoc (the shell changed nothing in it)
+        let missing = "Exit code 1\nTraceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n\
+                       ModuleNotFoundError: No module named 'yaml'";
+        let sql = "Exit code 1\nTraceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n\
+                   sqlite3.OperationalError: near \"SELEC\": syntax error";
+        let module = "Exit code 1\nTraceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n\
+                      File \"/w/app/rules.py\", line 12\n    match kind:\n          ^\nSyntaxError: invalid syntax";
+        for (line, raw) in [("python3 -c \"import yaml\"", missing), ("python3 -c \"import sqlite3\"", sql),
+                            ("python3 -c \"from app.rules import classify\"", module)] {
+            assert!(learned(&[failed(line, raw), write.clone(), bash(3, "python3 /tmp/claude/scratchpad/check.py")]).is_empty(),
+                    "{raw}");
+        }
+        assert!(learned(&[failed(inline, indent), bash(2, "python3 check.py")]).is_empty());
+        assert!(learned(&[failed(inline, indent), tool(2, "Edit", "/w/main.py"), bash(3, "python3 main.py")]).is_empty());
+        assert!(learned(&[failed(inline, indent), tool(2, "Write", "/w/scripts/export.py"),
+                          bash(3, "python3 scripts/export.py")]).is_empty());
+        assert!(learned(&[failed(inline, indent), write.clone(), bash(3, ".venv/bin/python /tmp/claude/scratchpad/check.py")])
+            .is_empty());
+        assert!(learned(&[failed(inline, indent), write.clone(), bash(3, "python3 /tmp/other/check.py")]).is_empty());
+        assert!(learned(&[failed(inline, indent), tool(2, "Write", "/tmp/check.js"), bash(3, "node /tmp/check.js")]).is_empty());
+        let errexit = "Exit code 2\nscripts/release.sh: line 3: syntax error: unexpected end of file";
+        assert!(learned(&[failed("bash -e scripts/release.sh", errexit), tool(2, "Write", "/tmp/release.sh"),
+                          bash(3, "bash /tmp/release.sh")]).is_empty());
+        let typo = "Exit code 1\n  File \"<stdin>\", line 2\n    print(len(rows)\n         ^\nSyntaxError: '(' was never closed";
+        assert!(learned(&[failed("python3 - <<'EOF'\nrows = []\nprint(len(rows)\nEOF", typo), tool(2, "Write", "/tmp/n.py"),
+                          bash(3, "python3 /tmp/n.py")]).is_empty());
     }
 
     #[test]

@@ -240,7 +240,7 @@ fn compute(text: &str) -> Signature {
         words(&headline) >= 4
             && rank != 2
             && lines.len() <= 12
-            && lines.iter().filter(|l| judge(l).is_some()).count() == 1
+            && lines.iter().filter(|l| !is_excerpt_or_address(l)).count() == 1
     };
     let identified = (rank >= RANK_SAYS_WHAT_FAILED || !identifiers.is_empty() || hinted || failed && one_sentence())
         && !rejects_its_input_data(&headline);
@@ -267,6 +267,37 @@ fn compute(text: &str) -> Signature {
         headline,
         identified,
     }
+}
+
+/// A quoted value's text up to its closing quote, its `\"` unescaped
+/// (`err="Get \"http://x\": refused" logger="…"` → `Get "http://x": refused`).
+fn quoted_value(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            '"' => break,
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Whether a line is a source excerpt under a diagnostic (`  |`, `12 |
+/// …`, `   ^~~~`, `-->`) or an address alone: what stands beside a
+/// failed command's one sentence without being another.
+fn is_excerpt_or_address(line: &str) -> bool {
+    let trimmed = line.trim();
+    starts_with_any(trimmed, &["|", "^", "-->"])
+        || SOURCE_LINE.is_match(trimmed)
+        || is_address(trimmed)
+}
+
+/// Whether a (trimmed) line is an address alone: a page to read, a pull
+/// request's.
+fn is_address(trimmed: &str) -> bool {
+    !trimmed.contains(char::is_whitespace) && trimmed.starts_with(|c: char| c.is_ascii_lowercase()) && URL.is_match(trimmed)
 }
 
 /// Whether the headline is a JSON parser rejecting the data it was given
@@ -743,7 +774,7 @@ rules! {
     /// Ruff's and flake8's `[path:line:col: ]CODE [*] message`, after a
     /// path of any length (a rule code has digits).
     RUFF: |l| l.bytes().any(|b| b.is_ascii_digit()), r"^(?:\S+?:\d+:\d+:?\s+)?([A-Z]{1,4}\d{2,4})\s+(\[\*\]\s+)?([A-Z`'].+)$";
-    BIOME: |l| l.contains("lint/"), r"(?:^|\s)(lint/\w+/\w+)\b";
+    BIOME: |l| l.contains("lint/") || l.contains("assist/"), r"(?:^|\s)((?:lint|assist)/\w+/\w+)\b";
     /// (its rules are lower case: lint-staged's `✖ eslint --fix [FAILED]` is no rule)
     COMMITLINT: |l| l.starts_with('✖'), r"^✖\s+(.+?)\s+\[([a-z][a-z-]*)\]$";
     /// pylint's `app/store.py:17:8: E1101: Instance of 'Store' has no
@@ -753,17 +784,17 @@ rules! {
     /// javac under Maven: `[ERROR] /w/src/main/java/App.java:[42,16] incompatible types: …`.
     MAVEN_COMPILER: |l| l.starts_with("[ERROR] "), r"^\[ERROR\] \S+?\.(?:java|kt|scala|groovy):\[\d+,\d+\] (.+)$";
     /// pnpm's error: `ERR_PNPM_NO_MATCHING_VERSION  No matching version found for zod@^4.9.0`.
-    PNPM: |l| l.starts_with("ERR_PNPM_"), r"^(ERR_PNPM_[A-Z0-9_]+)\s+(.+)$";
+    PNPM: |l| l.starts_with("ERR_PNPM_") || l.starts_with("[ERR_PNPM_"), r"^\[?(ERR_PNPM_[A-Z0-9_]+)\]?\s+(.+)$";
     /// Yarn 2+'s log: `➤ YN0082: │ typescriptt@npm:^5.4.0: No candidates found`.
     YARN_BERRY: |l| l.starts_with("➤ YN"), r"^➤ (YN\d{4}): [│└┌·\s]*(.*)$";
     /// Django's system checks: `orders.Order.customer: (fields.E300) Field defines a relation …`.
-    DJANGO_CHECK: |l| l.contains(": ("), r"^[\w.]+: \(([\w.]+\.([EW])\d{3})\) (.+)$";
+    DJANGO_CHECK: |l| l.contains(": ("), r"^(?:[\w.]+|\?|<class '[\w.]+'>): \(([\w.]+\.([EW])\d{3})\) (.+)$";
     /// A shell script's own error: `./scripts/package.sh: line 9: VERSION: unbound variable`.
     SHELL_SCRIPT: |l| l.contains(": line "), r"^(\S+\.(?:sh|bash|zsh)): line \d+: (.+)$";
     ESLINT: |l| l.contains("error") || l.contains("warning"), r"^\s*\d+:\d+\s+(?:error|warning)\s+(.+?)\s{2,}(@?[\w-]+(?:/[\w-]+)*)$";
     /// The rule of a linter's headline, as `judge` writes it.
-    LINT_HEAD: |h| h.bytes().take(24).any(|b| b.is_ascii_digit()) || h.starts_with("lint/"),
-        r"^(MD\d{3}|[A-Z]{1,4}\d{2,4}|lint/\w+/\w+)(?::|$)";
+    LINT_HEAD: |h| h.bytes().take(24).any(|b| b.is_ascii_digit()) || h.starts_with("lint/") || h.starts_with("assist/"),
+        r"^(MD\d{3}|[A-Z]{1,4}\d{2,4}|(?:lint|assist)/\w+/\w+)(?::|$)";
     /// The rule of a commitlint or eslint headline (as `judge` writes it).
     COMMITLINT_HEAD: |h| h.starts_with("commitlint "), r"^commitlint ([\w-]+):";
     ESLINT_HEAD: |h| h.starts_with("eslint "), r"^eslint (@?[\w-]+(?:/[\w-]+)*):";
@@ -777,6 +808,9 @@ rules! {
     /// (reportUndefinedVariable)`, its rule last.
     PYRIGHT: |l| l.contains(" - error: ") || l.contains(" - warning: "),
         r"^.+?:\d+:\d+ - (error|warning): (.+?)$";
+    /// A TypeScript code alone before its message, under a bundler's
+    /// location line (fork-ts-checker, ts-loader): `TS2322: Type 'string' …`.
+    TS_CODE: |l| l.starts_with("TS"), r"^(TS\d{4,5}): (.+)$";
     TSC: |l| l.contains("error TS"), r"^(?:.+?\(\d+,\d+\): |.+?:\d+:\d+ - )?error (TS\d{4,5}): (.+)$";
     GCC_LIKE: |l| contains_any(l, &[": error", ": Error", ": fatal error", ": ERROR"]),
         r"^(?:.+?):\d+(?::\d+)?: (?:fatal error|error|Error|ERROR)(?: (C\d{4}))?: (.+)$";
@@ -829,8 +863,9 @@ rules! {
                                    "errors have been logged", "ERROR in ", "This error happened", "did not run successfully",
                                    "subprocess-exited", "Encountered error", "See above for output", "COMPILATION ERROR",
                                    "aborted!", "migrations canceled", "System check identified",
-                                   "Prisma schema validation"]),
-        r#"(?i)^(?:\[[^\]]+\] )?ERROR task failed|^task: Failed to run task|^error: Recipe `[^`]*` failed|^FAIL\s+\S+(?:\s+\[[^\]]*failed\])?(?:\s+[\d.]+s)?$|^● Test suite failed to run$|^(?:npm (?:ERR!|error) )?(?:code ELIFECYCLE|errno \d+|Exit status \d+|Failed at the .* script|Lifecycle script .* failed|command failed)|^ELIFECYCLE\s+(?:Test failed|Command failed)|^(?:error )?Command failed with exit code \d+|^Error: Process completed with exit code|^error: script .* exited with code|^exit status \d+$|^error: process didn't exit successfully|^husky - .* (?:script )?failed|^Tests? failed\.?$|^\d+ (?:failing|failed)|^FAILURE: Build failed with an exception\.$|^Execution failed for task '[^']*'\.$|^> Task \S+ FAILED$|^BUILD FAILED(?: in .+)?$|^== Compilation error in file .+ ==$|^There (?:was|were) \d+ (?:failures?|errors?):$|^(?:FAILURES|ERRORS)!$|^error: builder for '[^']*' failed with exit code \d+;?$|^error: \d+ dependenc(?:y|ies) of derivation '[^']*' failed to build$|^error: Cannot build '[^']*'\.$|^Reason: \d+ dependenc(?:y|ies) failed\.$|^error: Build failed due to failed dependency$|^x Build failed in [\d.]+m?s$|^Failed to compile\.?$|^>? ?Build failed because of webpack errors$|^(?:exit status \d+\s*)?┃\s+\S.* ❯$|^│ 🥊 lefthook v|^summary: \(done in |^(?:🥊|✔️|✔)\s*\S+(?: \([\d.]+ seconds\))?$|^(?:\[INFO\] )?BUILD FAILURE$|^Error: Job '[^']*' failed$|\.{2,}\s*Failed to compile\.?$|^\*\* \(CompileError\) .*\(errors have been logged\)$|^Compilation failed; see the compiler error output for details\.$|^Reason: builder failed with exit code \d+\.$|^ERROR in (?:\./|/|[A-Za-z]:)?[\w./\\@-]+(?: \d+:\d+(?:-\d+)?)?$|^This error happened while installing (?:a direct dependency|the dependencies) of |(?:^|: )process ".*" did not complete successfully: exit code: \d+$|^× .+ did not run successfully\.$|^error: subprocess-exited-with-error$|^error: metadata-generation-failed$|^× Encountered error while .+\.$|^╰─> See above for output\.$|^\[ERROR\] COMPILATION ERROR\s*:?$|^[\w./-]+ aborted!$|^\w+Error: An error has occurred, this and all later migrations canceled|^SystemCheckError: System check identified some issues:$|^Error: Prisma schema validation - |^🔒 Lock failed$|^➤ YN0000: .*Failed with errors|^Error: \d+ chart\(s\) linted, \d+ chart\(s\) failed$|^(?:\d{2}:\d{2} \+\d+(?: ~\d+)?(?: -\d+)?: )?Some tests failed\.$"#;
+                                   "Prisma schema validation", "ERR_PNPM_RECURSIVE", "Module build failed", "... error",
+                                   "compiled with"]),
+        r#"(?i)^(?:\[[^\]]+\] )?ERROR task failed|^task: Failed to run task|^error: Recipe `[^`]*` failed|^FAIL\s+\S+(?:\s+\[[^\]]*failed\])?(?:\s+[\d.]+s)?$|^● Test suite failed to run$|^(?:npm (?:ERR!|error) )?(?:code ELIFECYCLE|errno \d+|Exit status \d+|Failed at the .* script|Lifecycle script .* failed|command failed)|^ELIFECYCLE\s+(?:Test failed|Command failed)|^(?:error )?Command failed with exit code \d+|^Error: Process completed with exit code|^error: script .* exited with code|^exit status \d+$|^error: process didn't exit successfully|^husky - .* (?:script )?failed|^Tests? failed\.?$|^\d+ (?:failing|failed)|^FAILURE: Build failed with an exception\.$|^Execution failed for task '[^']*'\.$|^> Task \S+ FAILED$|^BUILD FAILED(?: in .+)?$|^== Compilation error in file .+ ==$|^There (?:was|were) \d+ (?:failures?|errors?):$|^(?:FAILURES|ERRORS)!$|^error: builder for '[^']*' failed with exit code \d+;?$|^error: \d+ dependenc(?:y|ies) of derivation '[^']*' failed to build$|^error: Cannot build '[^']*'\.$|^Reason: \d+ dependenc(?:y|ies) failed\.$|^error: Build failed due to failed dependency$|^x Build failed in [\d.]+m?s$|^Failed to compile\.?$|^>? ?Build failed because of webpack errors$|^(?:exit status \d+\s*)?┃\s+\S.* ❯$|^│ 🥊 lefthook v|^summary: \(done in |^(?:🥊|✔️|✔)\s*\S+(?: \([\d.]+ seconds\))?$|^(?:\[INFO\] )?BUILD FAILURE$|^Error: Job '[^']*' failed$|\.{2,}\s*Failed to compile\.?$|^\*\* \(CompileError\) .*\(errors have been logged\)$|^Compilation failed; see the compiler error output for details\.$|^Reason: builder failed with exit code \d+\.$|^ERROR in (?:\./|/|[A-Za-z]:)?[\w./\\@-]+(?:[: ]\d+:\d+(?:-\d+)?)?$|^This error happened while installing (?:a direct dependency|the dependencies) of |(?:^|: )process ".*" did not complete successfully: exit code: \d+$|^× .+ did not run successfully\.$|^error: subprocess-exited-with-error$|^error: metadata-generation-failed$|^× Encountered error while .+\.$|^╰─> See above for output\.$|^\[ERROR\] COMPILATION ERROR\s*:?$|^[\w./-]+ aborted!$|^\w+Error: An error has occurred, this and all later migrations canceled|^SystemCheckError: System check identified some issues:$|^Error: Prisma schema validation - |^🔒 Lock failed$|^➤ YN0000: .*Failed with errors|^Error: \d+ chart\(s\) linted, \d+ chart\(s\) failed$|^(?:\d{2}:\d{2} \+\d+(?: ~\d+)?(?: -\d+)?: )?Some tests failed\.$|^\[?ERR_PNPM_RECURSIVE_(?:RUN|EXEC)_FIRST_FAIL\b|^Module build failed \(from [^)]*\):$|\S \.\.\. error$|^webpack [\d.]+ compiled with \d+ errors?\b"#;
     /// klog's prefix (Kubernetes' programs: kubectl, kubelet): `E0601
     /// 10:22:31.004512   41822 memcache.go:265] ` (severity, date, time,
     /// thread, source) before the message.
@@ -940,12 +975,18 @@ fn judge(line: &str) -> Option<Candidate> {
     // its error `[!] `; a Kubernetes program's log line and a BuildKit
     // step's output have a prefix of their own before what they say
     let line = line.strip_prefix("remote: ").or_else(|| line.strip_prefix("[!] ")).unwrap_or(line);
-    let line = KLOG_PREFIX.strip_prefix(line).or_else(|| BUILDKIT_PREFIX.strip_prefix(line)).unwrap_or(line);
+    let klog = KLOG_PREFIX.strip_prefix(line);
+    // (klog's structured form since Kubernetes 1.30: `"Unhandled Error"
+    // err="couldn't get …"`: the message is the err value)
+    if let Some(err) = klog.and_then(|rest| rest.split_once(" err=\"")).map(|(_, err)| quoted_value(err)) {
+        return judge(&err);
+    }
+    let line = klog.or_else(|| BUILDKIT_PREFIX.strip_prefix(line)).unwrap_or(line);
     let trimmed = line.trim();
     let found = |rank: u8, text: String| Some(Candidate { rank, text });
     // an address alone (a page to read, a pull request's) says nothing of
     // what went wrong
-    if !trimmed.contains(char::is_whitespace) && URL.is_match(trimmed) && trimmed.starts_with(|c: char| c.is_ascii_lowercase()) {
+    if is_address(trimmed) {
         return None;
     }
     if let Some(c) = SHELLCHECK.captures(trimmed) {
@@ -1008,17 +1049,27 @@ fn judge(line: &str) -> Option<Candidate> {
         return found(8, format!("{} {}", &c[1], &c[2]));
     }
     if let Some(c) = YARN_BERRY.captures(trimmed) {
-        // its informational codes (the step's start and end, a package to
-        // build, a peer dependency's notes) say nothing went wrong
-        const INFO: &[&str] = &["YN0000", "YN0002", "YN0007", "YN0008", "YN0013", "YN0019", "YN0060", "YN0086"];
-        return (!INFO.contains(&&c[1]) && !c[2].is_empty()).then(|| Candidate { rank: 7, text: format!("{}: {}", &c[1], &c[2]) });
+        // its codes of errors (an exception, a build that failed, a
+        // checksum, a lockfile it may not change, a package not found, a
+        // resolution that failed); the others are notes (a step's start, a
+        // package added, a peer dependency), and a lockfile's diff lines
+        // under YN0028 are no message
+        const ERRORS: &[&str] = &["YN0001", "YN0009", "YN0018", "YN0028", "YN0035", "YN0082"];
+        let message = &c[2];
+        return (ERRORS.contains(&&c[1]) && !message.is_empty() && !message.starts_with(['+', '-', '@']))
+            .then(|| Candidate { rank: 7, text: format!("{}: {}", &c[1], message) });
     }
     if let Some(c) = DJANGO_CHECK.captures(trimmed) {
         return found(if &c[2] == "E" { 8 } else { 7 }, format!("({}) {}", &c[1], &c[3]));
     }
     // Java's chain of causes: the last one is the root of the others
     if let Some(cause) = trimmed.strip_prefix("Caused by: ").filter(|_| CAUSED_BY.is_match(trimmed)) {
-        let class_end = cause.find(':').unwrap_or(cause.len());
+        // (Gradle's short form names the place after it: `…Exception at SQLError.java:174`)
+        if let Some(c) = GRADLE_TEST_EXCEPTION.captures(cause) {
+            let class = short_class(&c[1]);
+            return found(8, c.get(2).map_or(class.to_string(), |m| format!("{class}: {}", m.as_str())));
+        }
+        let class_end = cause.find(": ").unwrap_or(cause.len());
         return found(8, format!("{}{}", short_class(&cause[..class_end]), &cause[class_end..]));
     }
     if TAP_ERROR.is_match(trimmed) {
@@ -1045,7 +1096,7 @@ fn judge(line: &str) -> Option<Candidate> {
         // a warning did not fail the run where an error is reported too
         return found(if &c[1] == "error" { 9 } else { 7 }, format!("{}: {}", &c[1], &c[2]));
     }
-    if let Some(c) = TSC.captures(trimmed) {
+    if let Some(c) = TSC.captures(trimmed).or_else(|| TS_CODE.captures(trimmed)) {
         return found(9, format!("error {}: {}", &c[1], &c[2]));
     }
     if let Some(c) = GCC_LIKE.captures(trimmed) {
@@ -1213,7 +1264,9 @@ fn judge(line: &str) -> Option<Candidate> {
         // (a severity word where a program's name stands says it failed:
         // alembic's `FAILED: Multiple head revisions are present …`)
         // (a sentence: `FAILED: curl` names what failed, not why)
-        let severity = ["FAILED", "Failed", "FATAL", "Fatal"].contains(&&c[1]) && c[2].split_whitespace().count() >= 4;
+        // (words, not paths: ninja's `FAILED: src/a.c src/a.h` names outputs)
+        let severity = ["FAILED", "Failed", "FATAL", "Fatal"].contains(&&c[1])
+            && c[2].split_whitespace().filter(|w| !w.contains(['/', '\\', '.'])).count() >= 4;
         return found(if severity || says_something_failed(&c[2]) { 5 } else { 2 }, trimmed.to_string());
     }
     if says_something_failed(trimmed) {
@@ -1357,6 +1410,11 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
             _ => line,
         };
         let Some(mut candidate) = judge(gradle_cause(line).unwrap_or(line)) else { continue };
+        // a webpack loader's message is the line under its report
+        // (sass-loader's `Undefined variable.`, `expected "{".`)
+        if at > 0 && lines[at - 1].trim_start().starts_with("Module build failed (from ") && candidate.rank < 3 {
+            candidate.rank = 3;
+        }
         // CMake's `CMake Error at CMakeLists.txt:14 (find_package):` says
         // where; what went wrong is the paragraph under it
         if line.starts_with("CMake Error") && line.trim_end().ends_with(':') {
@@ -1412,10 +1470,10 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
                 .iter()
                 .take(4)
                 .map(|l| l.trim_start())
-                .find(|l| l.starts_with("× ") || l.starts_with("✖ ") || l.starts_with("! ") || l.starts_with("i "));
+                .find(|l| ["× ", "✖ ", "! ", "⚠ ", "i "].iter().any(|m| l.starts_with(m)));
             // (and where a message is marked, the header's rule is said
             // with it there: `lint/style/useConst: This let declares …`)
-            if mark.is_some_and(|m| m.starts_with("! ") || m.starts_with("× ") || m.starts_with("✖ ")) {
+            if mark.is_some_and(|m| ["! ", "⚠ ", "× ", "✖ "].iter().any(|w| m.starts_with(w))) {
                 candidate.rank = 7;
             }
         }
@@ -2530,6 +2588,76 @@ mod v3_tests {
             assert_eq!(signature(headline).headline, headline);
         }
         assert!(!signature("a pull request for branch \"x\" into branch \"main\" already exists:\nhttps://github.com/a/b/pull/4").identified);
+    }
+
+    /// What a review of the rules above found, each as the tool prints it.
+    #[test]
+    fn more_toolchains_reports_as_reviewed() {
+        let read = |out: &str| signature(&format!("Exit code 1\n{out}"));
+        let said = |out: &str, headline: &str| {
+            let sig = read(out);
+            assert_eq!(sig.headline, headline, "{out}");
+            assert!(sig.identified, "{out}");
+        };
+        // Gradle's short form of a chain of causes: the root cause's class
+        said("AppTests > contextLoads() FAILED\n    java.lang.IllegalStateException at DefaultCacheAwareContextLoaderDelegate.java:180\n\
+              \x20       Caused by: org.springframework.beans.factory.BeanCreationException at AbstractAutowireCapableBeanFactory.java:1806\n\
+              \x20           Caused by: com.mysql.cj.jdbc.exceptions.CommunicationsException at SQLError.java:174",
+             "CommunicationsException");
+        // Yarn's notes are not its error; a lockfile's diff is no message
+        said("➤ YN0000: ┌ Resolution step\n➤ YN0085: │ + zod@npm:3.23.8\n\
+              ➤ YN0028: │ The lockfile would have been modified by this install, which is explicitly forbidden.\n\
+              ➤ YN0028: │ -    typescript: \"npm:^5.8.3\"\n➤ YN0000: · Failed with errors in 0s 316ms",
+             "YN0028: The lockfile would have been modified by this install, which is explicitly forbidden.");
+        // kubectl 1.30's structured log line: the err value is the message
+        let refused = read("E1003 20:14:24.289012   45934 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server \
+                            API group list: Get \\\"http://localhost:8080/api?timeout=32s\\\": dial tcp 127.0.0.1:8080: connect: connection refused\"");
+        let x509 = read("E1003 20:14:24.289012   45934 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server \
+                         API group list: Get \\\"https://10.0.0.1:6443/api\\\": tls: failed to verify certificate: x509: certificate is valid for 10.0.0.2\"");
+        assert!(refused.text.starts_with("couldn't get current server API group list"), "{}", refused.text);
+        assert_ne!(refused.text, x509.text);
+        let logged = read("E1003 20:14:24.289012   45934 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server \
+                           API group list: dial tcp 127.0.0.1:6443: connect: connection refused\" logger=\"UnhandledError\"");
+        assert!(logged.text.ends_with("connection refused"), "{}", logged.text);
+        // pnpm's report of a workspace script that failed is a wrapper
+        said("packages/db build$ npx primate build\npackages/db build: sh: 1: primate: not found\npackages/db build: Failed\n\
+              /w/primate/packages/db:\n ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  @primate/db@ build: `npx primate build`\nspawn ENOENT",
+             "packages/db build: sh: 1: primate: not found");
+        // biome 1's warning mark: the error after it is what failed
+        said("./app/demo.tsx:205:19 lint/complexity/noExcessiveCognitiveComplexity ━━━━━━━━━━\n\n  \
+              ⚠ Excessive complexity of 20 detected (max: 15).\n\n\
+              ./scripts/skip-ci.js:1:30 lint/style/useNodejsImportProtocol  FIXABLE  ━━━━━━━━━━\n\n  \
+              ✖ A Node.js builtin module should be imported with the node: protocol.",
+             "lint/style/useNodejsImportProtocol: A Node.js builtin module should be imported with the node: protocol.");
+        // biome 2's assist rules are rules too
+        let sorted = read("src/a.ts assist/source/organizeImports  FIXABLE  ━━━━━━━━━━\n\n  × The imports and exports are not sorted.");
+        assert_eq!(sorted.headline, "assist/source/organizeImports: The imports and exports are not sorted.");
+        assert_eq!(sorted.identifier(IdKind::Code), Some("assist/source/organizeImports"));
+        // Django's checks of no object, or of a class
+        said("SystemCheckError: System check identified some issues:\n\nERRORS:\n?: (admin.E403) A 'django.template.backends.\
+              django.DjangoTemplates' instance must be configured in TEMPLATES in order to use the admin application.\n\n\
+              WARNINGS:\norders.Order: (models.W042) Auto-created primary key used when not defining a primary key type.",
+             "(admin.E403) A 'django.template.backends.django.DjangoTemplates' instance must be configured in TEMPLATES \
+              in order to use the admin application.");
+        // a bundler's location line with a place, and a TypeScript code
+        // alone; sass-loader's report; pip's progress line
+        said("ERROR in src/App.tsx:12:7\nTS2322: Type 'string' is not assignable to type 'number'.",
+             "error TS2322: Type 'string' is not assignable to type 'number'.");
+        said("ERROR in ./src/app.scss\nModule build failed (from ./node_modules/sass-loader/dist/cjs.js):\n\
+              Undefined variable.\n  ╷\n3 │   color: $primary;\n  │          ^^^^^^^^",
+             "Undefined variable.");
+        said("ERROR in ./src/app.scss\nModule build failed (from ./node_modules/sass-loader/dist/cjs.js):\nexpected \"{\".\n\n\
+              webpack 5.91.0 compiled with 1 error in 1870 ms",
+             "expected \"{\".");
+        said("  Getting requirements to build wheel ... error\n  error: subprocess-exited-with-error\n\
+              \x20     Exception: Can not find valid pkg-config name.",
+             "Exception: Can not find valid pkg-config name.");
+        // a sentence is one only alone (an excerpt or an address beside it
+        // aside): a warning and a line of output are two
+        assert!(!read("WARNING: The requested image's platform (linux/amd64) does not match the detected host platform\n\
+                       Starting gunicorn 21.2.0 with 4 workers on 0.0.0.0:8000").identified);
+        // ninja's `FAILED:` names outputs, not why
+        assert!(!read("FAILED: src/tables.c src/tables.h include/gen.h include/gen.c").identified);
     }
 
     /// Cases an adversarial review of the rules above found.
