@@ -1486,13 +1486,22 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
                 message.to_string()
             };
         }
+        // (a cause is the root of the exception it follows: of a thrown
+        // one, or a cause; not of a launcher's own message, `Error: Could
+        // not find or load main class App`, which says more)
+        let caused = || {
+            best.as_ref().is_some_and(|(_, b)| {
+                let b = lines[*b].trim();
+                b.starts_with("Exception in thread ") || b.starts_with("Caused by: ") || GRADLE_TEST_EXCEPTION.is_match(b)
+            })
+        };
         let better = match &best {
             None => true,
             Some((b, _)) => {
                 candidate.rank > b.rank
                     || (candidate.rank == b.rank
                         && candidate.rank == 8
-                        && (PY_LINE.is_match(line) || line.trim_start().starts_with("Caused by: ")))
+                        && (PY_LINE.is_match(line) || line.trim_start().starts_with("Caused by: ") && caused()))
             }
         };
         if better {
@@ -2561,6 +2570,9 @@ mod v3_tests {
               Caused by: org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'dataSource'\n\
               Caused by: java.sql.SQLException: Access denied for user 'app'@'172.18.0.1' (using password: YES)\n\t... 40 more",
              "SQLException: Access denied for user 'app'@'172.18.0.1' (using password: YES)");
+        // (not of a launcher's own message, which says more)
+        said("Error: Could not find or load main class com.acme.Main\nCaused by: java.lang.ClassNotFoundException: com.acme.Main",
+             "Could not find or load main class com.acme.Main");
         // a shell script's own error
         said("Building release for linux-amd64\n./scripts/package.sh: line 9: VERSION: unbound variable",
              "./scripts/package.sh: VERSION: unbound variable");
