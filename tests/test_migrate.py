@@ -234,13 +234,7 @@ def test_a_version_19_database_is_keyed_by_the_error_in_a_build_tools_report(tmp
         conn.execute("UPDATE error_kb_signatures SET signature = 'FAILURE: Build failed with an exception.'")
         conn.execute("PRAGMA user_version = 19")
 
-    def told(text, session):
-        payload = {"session_id": session, "cwd": "/w/app", "tool_name": "Bash",
-                   "tool_input": {"command": "./gradlew build"}, "error": text}
-        proc = runner("hook", "PostToolUseFailure", stdin=json.dumps(payload), env={"HOME": str(home)})
-        return proc.stdout and json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
-
-    assert "import com.acme.foo" in told(error, "s1")
+    assert "import com.acme.foo" in told(home, "./gradlew build", error, "s1")
     with connection(db) as conn:
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
         assert conn.execute("SELECT signature FROM error_kb_signatures").fetchall() == [
@@ -248,7 +242,7 @@ def test_a_version_19_database_is_keyed_by_the_error_in_a_build_tools_report(tmp
     # a dependency that cannot be found is another error, though its report reads alike
     other = "Exit code 1" + report.replace("> Compilation error. See log for more details",
                                            "> Could not find com.acme:lib:1.2.3.")
-    answer = told(other, "s2")
+    answer = told(home, "./gradlew build", other, "s2")
     assert not answer or "import com.acme.foo" not in answer, answer
 
 
@@ -267,13 +261,7 @@ def test_a_version_20_database_knows_a_linters_rule_by_its_message(tmp_path):
         conn.execute("UPDATE error_kb_signatures SET signature = '<PATH>'")
         conn.execute("PRAGMA user_version = 20")
 
-    def told(text, session):
-        payload = {"session_id": session, "cwd": "/w/app", "tool_name": "Bash",
-                   "tool_input": {"command": "bun run lint"}, "error": text}
-        proc = runner("hook", "PostToolUseFailure", stdin=json.dumps(payload), env={"HOME": str(home)})
-        return proc.stdout and json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
-
-    assert "put a comment in the empty catch block" in told(finding, "s1")
+    assert "put a comment in the empty catch block" in told(home, "bun run lint", finding, "s1")
     with connection(db) as conn:
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
         assert conn.execute("SELECT signature FROM error_kb_signatures").fetchall() == [
@@ -281,5 +269,13 @@ def test_a_version_20_database_knows_a_linters_rule_by_its_message(tmp_path):
     # a path alone, or another rule's finding, is not that error
     other = finding.replace("lint/suspicious/noEmptyBlockStatements", "lint/style/useConst").replace(
         "Unexpected empty block.", "This let declares a variable that is only assigned once.")
-    answer = told(other, "s2")
+    answer = told(home, "bun run lint", other, "s2")
     assert not answer or "empty catch block" not in answer, answer
+
+def told(home, command, error, session):
+    """What the failure hook tells for a Bash call of `command` that failed
+    with `error`, in a new `session` of `home` ('' when it tells nothing)."""
+    payload = {"session_id": session, "cwd": "/w/app", "tool_name": "Bash",
+               "tool_input": {"command": command}, "error": error}
+    proc = runner("hook", "PostToolUseFailure", stdin=json.dumps(payload), env={"HOME": str(home)})
+    return proc.stdout and json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]

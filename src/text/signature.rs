@@ -2487,116 +2487,122 @@ mod v3_tests {
         assert_eq!(signature(r#"{"errorCount":0}"#).headline, r#"{"errorCount":0}"#);
     }
 
+    /// The signature of a failed command's output (`Exit code 1`, then `out`).
+    fn failed(out: &str) -> Signature {
+        signature(&format!("Exit code 1\n{out}"))
+    }
+
+    /// That a failed command's output is identified, by `headline`.
+    fn says(out: &str, headline: &str) {
+        let sig = failed(out);
+        assert_eq!(sig.headline, headline, "{out}");
+        assert!(sig.identified, "{out}");
+    }
+
     /// What failed, read out of the reports of more toolchains (each case
     /// as the tool prints it, cut short).
     #[test]
     fn the_error_inside_more_toolchains_reports() {
-        let read = |out: &str| signature(&format!("Exit code 1\n{out}"));
-        let said = |out: &str, headline: &str| {
-            let sig = read(out);
-            assert_eq!(sig.headline, headline, "{out}");
-            assert!(sig.identified, "{out}");
-        };
         // a bundler's location line is not its error
-        said("ERROR in ./src/index.js 3:0-38\nModule not found: Error: Can't resolve './components/Header' in '/w/site/src'\n\
+        says("ERROR in ./src/index.js 3:0-38\nModule not found: Error: Can't resolve './components/Header' in '/w/site/src'\n\
               webpack 5.91.0 compiled with 1 error in 1432 ms",
              "Module not found: Error: Can't resolve './components/Header' in '/w/site/src'");
         // (an apostrophe inside a word opens no quote)
-        assert_eq!(read("Module not found: Error: Can't resolve 'react' in '/w/src'").text,
+        assert_eq!(failed("Module not found: Error: Can't resolve 'react' in '/w/src'").text,
                    "Module not found: <V>: Can't resolve <STR> in <STR>");
-        said("[!] RollupError: src/main.js (4:9): \"formatDate\" is not exported by \"src/utils.js\".\n\
+        says("[!] RollupError: src/main.js (4:9): \"formatDate\" is not exported by \"src/utils.js\".\n\
               https://rollupjs.org/troubleshooting/#error-name-is-not-exported-by-module",
              "RollupError: src/main.js (4:9): \"formatDate\" is not exported by \"src/utils.js\".");
-        said("   Linting and checking validity of types  ..Failed to compile.\n\n./app/page.tsx:18:23\n\
+        says("   Linting and checking validity of types  ..Failed to compile.\n\n./app/page.tsx:18:23\n\
               Type error: Property 'rows' does not exist on type 'Report'.",
              "Type error: Property 'rows' does not exist on type 'Report'.");
         // package managers' own errors, not what they print around them
-        said(" ERR_PNPM_NO_MATCHING_VERSION  No matching version found for zod@^4.9.0\n\n\
+        says(" ERR_PNPM_NO_MATCHING_VERSION  No matching version found for zod@^4.9.0\n\n\
               This error happened while installing a direct dependency of /w/repo",
              "ERR_PNPM_NO_MATCHING_VERSION No matching version found for zod@^4.9.0");
-        said("➤ YN0000: · Yarn 4.2.2\n➤ YN0000: ┌ Resolution step\n➤ YN0082: │ typescriptt@npm:^5.4.0: No candidates found\n\
+        says("➤ YN0000: · Yarn 4.2.2\n➤ YN0000: ┌ Resolution step\n➤ YN0082: │ typescriptt@npm:^5.4.0: No candidates found\n\
               ➤ YN0000: └ Completed in 0s 412ms\n➤ YN0000: · Failed with errors in 0s 418ms",
              "YN0082: typescriptt@npm:^5.4.0: No candidates found");
-        said("  Preparing metadata (setup.py) ... error\n  error: subprocess-exited-with-error\n  \n  \
+        says("  Preparing metadata (setup.py) ... error\n  error: subprocess-exited-with-error\n  \n  \
               × python setup.py egg_info did not run successfully.\n  │ exit code: 1\n  ╰─> [3 lines of output]\n      \
               running egg_info\n      Error: pg_config executable not found.\n      [end of output]\n\
               error: metadata-generation-failed\n\n× Encountered error while generating package metadata.\n╰─> See above for output.",
              "pg_config executable not found.");
-        said("🔒 Lock failed\nUnable to find a resolution because the following dependencies don't work on all Python versions.",
+        says("🔒 Lock failed\nUnable to find a resolution because the following dependencies don't work on all Python versions.",
              "Unable to find a resolution because the following dependencies don't work on all Python versions.");
         // a build step's error in a container build, not the build's report of it
-        said("#6 [4/5] RUN npm ci\n#6 0.413 npm ERR! code EUSAGE\n\
+        says("#6 [4/5] RUN npm ci\n#6 0.413 npm ERR! code EUSAGE\n\
               #6 0.413 npm ERR! The `npm ci` command can only install with an existing package-lock.json\n\
               #6 ERROR: process \"/bin/sh -c npm ci\" did not complete successfully: exit code: 1\n\
               ERROR: failed to solve: process \"/bin/sh -c npm ci\" did not complete successfully: exit code: 1",
              "The `npm ci` command can only install with an existing package-lock.json");
         // compilers and linters under a build tool, by their diagnostic
-        said("[ERROR] COMPILATION ERROR : \n[ERROR] /w/src/main/java/com/acme/OrderService.java:[42,16] incompatible types: \
+        says("[ERROR] COMPILATION ERROR : \n[ERROR] /w/src/main/java/com/acme/OrderService.java:[42,16] incompatible types: \
               Optional<Order> cannot be converted to Order\n[INFO] BUILD FAILURE",
              "error: incompatible types: Optional<Order> cannot be converted to Order");
-        said("************* Module store\nstore.py:17:8: E1101: Instance of 'Store' has no 'items' member (no-member)\n\
+        says("************* Module store\nstore.py:17:8: E1101: Instance of 'Store' has no 'items' member (no-member)\n\
               store.py:29:0: C0116: Missing function or method docstring (missing-function-docstring)",
              "E1101: Instance of 'Store' has no 'items' member");
-        said("CMake Error at CMakeLists.txt:14 (find_package):\n  By not providing \"Findfmt.cmake\" in CMAKE_MODULE_PATH\n  \
+        says("CMake Error at CMakeLists.txt:14 (find_package):\n  By not providing \"Findfmt.cmake\" in CMAKE_MODULE_PATH\n  \
               this project has asked CMake to find a package.\n\n-- Configuring incomplete, errors occurred!",
              "CMake Error: By not providing \"Findfmt.cmake\" in CMAKE_MODULE_PATH this project has asked CMake to find a package.");
-        said("✔ Preparing lint-staged...\n      ✖ eslint --fix [FAILED]\n↓ Skipped because of errors from tasks.\n\n✖ eslint --fix:\n\n\
+        says("✔ Preparing lint-staged...\n      ✖ eslint --fix [FAILED]\n↓ Skipped because of errors from tasks.\n\n✖ eslint --fix:\n\n\
               /w/web/src/App.tsx\n  7:10  error  'useMemo' is defined but never used  @typescript-eslint/no-unused-vars\n\n\
               husky - pre-commit script failed (code 1)",
              "eslint @typescript-eslint/no-unused-vars: 'useMemo' is defined but never used");
         // (a linter's rule with slashes stays the rule: no path)
-        assert_eq!(read("  7:10  error  'x' is defined but never used  @typescript-eslint/no-unused-vars").text,
+        assert_eq!(failed("  7:10  error  'x' is defined but never used  @typescript-eslint/no-unused-vars").text,
                    "eslint @typescript-eslint/no-unused-vars: <STR> is defined but never used");
         // biome 1's mark, under its header: the rule with the message
-        said("src/api.ts:12:9 lint/style/useConst  FIXABLE  ━━━━━━━━━━\n\n  ✖ This let declares a variable that is only assigned once.\n\n\
+        says("src/api.ts:12:9 lint/style/useConst  FIXABLE  ━━━━━━━━━━\n\n  ✖ This let declares a variable that is only assigned once.\n\n\
               check ━━━━━━━━━━\n\n  ✖ Some errors were emitted while running checks.",
              "lint/style/useConst: This let declares a variable that is only assigned once.");
         // frameworks' reports
-        said("SystemCheckError: System check identified some issues:\n\nERRORS:\n\
+        says("SystemCheckError: System check identified some issues:\n\nERRORS:\n\
               orders.Order.customer: (fields.E300) Field defines a relation with model 'Customer', which is not installed.",
              "(fields.E300) Field defines a relation with model 'Customer', which is not installed.");
-        said("bin/rails aborted!\nStandardError: An error has occurred, this and all later migrations canceled: (StandardError)\n\n\
+        says("bin/rails aborted!\nStandardError: An error has occurred, this and all later migrations canceled: (StandardError)\n\n\
               PG::DuplicateColumn: ERROR:  column \"slug\" of relation \"posts\" already exists",
              "PG::DuplicateColumn: ERROR:  column \"slug\" of relation \"posts\" already exists");
-        said("rake aborted!\nDon't know how to build task 'db:seeed' (See the list of available tasks with `rake --tasks`)",
+        says("rake aborted!\nDon't know how to build task 'db:seeed' (See the list of available tasks with `rake --tasks`)",
              "Don't know how to build task 'db:seeed' (See the list of available tasks with `rake --tasks`)");
-        said("Prisma schema loaded from prisma/schema.prisma\nError: Prisma schema validation - (get-dmmf wasm)\nError code: P1012\n\
+        says("Prisma schema loaded from prisma/schema.prisma\nError: Prisma schema validation - (get-dmmf wasm)\nError code: P1012\n\
               error: Type \"Strin\" is neither a built-in type, nor refers to another model.",
              "error: Type \"Strin\" is neither a built-in type, nor refers to another model.");
-        said("  FAILED: Multiple head revisions are present for given argument 'head'; please specify a target revision",
+        says("  FAILED: Multiple head revisions are present for given argument 'head'; please specify a target revision",
              "FAILED: Multiple head revisions are present for given argument 'head'; please specify a target revision");
         // Java's root cause, the last of its chain
-        said("Exception in thread \"main\" java.lang.IllegalStateException: Failed to load ApplicationContext\n\tat com.acme.App.main(App.java:12)\n\
+        says("Exception in thread \"main\" java.lang.IllegalStateException: Failed to load ApplicationContext\n\tat com.acme.App.main(App.java:12)\n\
               Caused by: org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'dataSource'\n\
               Caused by: java.sql.SQLException: Access denied for user 'app'@'172.18.0.1' (using password: YES)\n\t... 40 more",
              "SQLException: Access denied for user 'app'@'172.18.0.1' (using password: YES)");
         // (not of a launcher's own message, which says more)
-        said("Error: Could not find or load main class com.acme.Main\nCaused by: java.lang.ClassNotFoundException: com.acme.Main",
+        says("Error: Could not find or load main class com.acme.Main\nCaused by: java.lang.ClassNotFoundException: com.acme.Main",
              "Could not find or load main class com.acme.Main");
         // a shell script's own error
-        said("Building release for linux-amd64\n./scripts/package.sh: line 9: VERSION: unbound variable",
+        says("Building release for linux-amd64\n./scripts/package.sh: line 9: VERSION: unbound variable",
              "./scripts/package.sh: VERSION: unbound variable");
         // a log line's time is no part of its key; nor klog's prefix
-        let kubectl = read("E0601 10:22:31.004512   41822 memcache.go:265] couldn't get current server API group list: \
+        let kubectl = failed("E0601 10:22:31.004512   41822 memcache.go:265] couldn't get current server API group list: \
                             dial tcp 127.0.0.1:6443: connect: connection refused");
         assert!(kubectl.text.starts_with("couldn't get current server API group list"), "{}", kubectl.text);
-        let logged = read("2024-06-01T10:22:32.930+02:00 ERROR 41822 --- [main] o.s.b.SpringApplication : Application run failed");
+        let logged = failed("2024-06-01T10:22:32.930+02:00 ERROR 41822 --- [main] o.s.b.SpringApplication : Application run failed");
         assert!(logged.text.starts_with("<TIME> ERROR"), "{}", logged.text);
         // one sentence, with an address or a source excerpt beside it
-        said("a pull request for branch \"feature/login\" into branch \"main\" already exists:\nhttps://github.com/acme/web/pull/412",
+        says("a pull request for branch \"feature/login\" into branch \"main\" already exists:\nhttps://github.com/acme/web/pull/412",
              "a pull request for branch \"feature/login\" into branch \"main\" already exists:");
-        said(".github/workflows/ci.yml:18:24: property \"node_version\" is not defined in object type {node: string} [expression]\n   |\n\
+        says(".github/workflows/ci.yml:18:24: property \"node_version\" is not defined in object type {node: string} [expression]\n   |\n\
               18 |           node-version: ${{ matrix.node_version }}\n   |                        ^~~~~~~~~~~~~",
              ".github/workflows/ci.yml:18:24: property \"node_version\" is not defined in object type {node: string} [expression]");
         // but what stays a report, or says nothing, is not identified
-        assert!(!read("➤ YN0000: · Failed with errors in 0s 418ms").identified);
-        assert!(!read("🔒 Lock failed").identified);
-        assert!(!read("https://github.com/acme/web/pull/412").identified);
-        assert!(!read("FAILED: curl").identified);
+        assert!(!failed("➤ YN0000: · Failed with errors in 0s 418ms").identified);
+        assert!(!failed("🔒 Lock failed").identified);
+        assert!(!failed("https://github.com/acme/web/pull/412").identified);
+        assert!(!failed("FAILED: curl").identified);
         // a headline read again is itself (the signature is made again of it)
         for headline in ["lint/style/useConst: This let declares a variable that is only assigned once.",
                          "eslint @typescript-eslint/no-unused-vars: 'useMemo' is defined but never used"] {
-            assert_eq!(signature(headline).text, read(headline).text);
+            assert_eq!(signature(headline).text, failed(headline).text);
             assert_eq!(signature(headline).headline, headline);
         }
         assert!(!signature("a pull request for branch \"x\" into branch \"main\" already exists:\nhttps://github.com/a/b/pull/4").identified);
@@ -2605,71 +2611,65 @@ mod v3_tests {
     /// What a review of the rules above found, each as the tool prints it.
     #[test]
     fn more_toolchains_reports_as_reviewed() {
-        let read = |out: &str| signature(&format!("Exit code 1\n{out}"));
-        let said = |out: &str, headline: &str| {
-            let sig = read(out);
-            assert_eq!(sig.headline, headline, "{out}");
-            assert!(sig.identified, "{out}");
-        };
         // Gradle's short form of a chain of causes: the root cause's class
-        said("AppTests > contextLoads() FAILED\n    java.lang.IllegalStateException at DefaultCacheAwareContextLoaderDelegate.java:180\n\
+        says("AppTests > contextLoads() FAILED\n    java.lang.IllegalStateException at DefaultCacheAwareContextLoaderDelegate.java:180\n\
               \x20       Caused by: org.springframework.beans.factory.BeanCreationException at AbstractAutowireCapableBeanFactory.java:1806\n\
               \x20           Caused by: com.mysql.cj.jdbc.exceptions.CommunicationsException at SQLError.java:174",
              "CommunicationsException");
         // Yarn's notes are not its error; a lockfile's diff is no message
-        said("➤ YN0000: ┌ Resolution step\n➤ YN0085: │ + zod@npm:3.23.8\n\
+        says("➤ YN0000: ┌ Resolution step\n➤ YN0085: │ + zod@npm:3.23.8\n\
               ➤ YN0028: │ The lockfile would have been modified by this install, which is explicitly forbidden.\n\
               ➤ YN0028: │ -    typescript: \"npm:^5.8.3\"\n➤ YN0000: · Failed with errors in 0s 316ms",
              "YN0028: The lockfile would have been modified by this install, which is explicitly forbidden.");
         // kubectl 1.30's structured log line: the err value is the message
-        let refused = read("E1003 20:14:24.289012   45934 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server \
+        let refused = failed("E1003 20:14:24.289012   45934 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server \
                             API group list: Get \\\"http://localhost:8080/api?timeout=32s\\\": dial tcp 127.0.0.1:8080: connect: connection refused\"");
-        let x509 = read("E1003 20:14:24.289012   45934 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server \
+        let x509 = failed("E1003 20:14:24.289012   45934 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server \
                          API group list: Get \\\"https://10.0.0.1:6443/api\\\": tls: failed to verify certificate: x509: certificate is valid for 10.0.0.2\"");
         assert!(refused.text.starts_with("couldn't get current server API group list"), "{}", refused.text);
         assert_ne!(refused.text, x509.text);
-        let logged = read("E1003 20:14:24.289012   45934 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server \
+        let logged = failed("E1003 20:14:24.289012   45934 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server \
                            API group list: dial tcp 127.0.0.1:6443: connect: connection refused\" logger=\"UnhandledError\"");
         assert!(logged.text.ends_with("connection refused"), "{}", logged.text);
         // pnpm's report of a workspace script that failed is a wrapper
-        said("packages/db build$ npx primate build\npackages/db build: sh: 1: primate: not found\npackages/db build: Failed\n\
+        says("packages/db build$ npx primate build\npackages/db build: sh: 1: primate: not found\npackages/db build: Failed\n\
               /w/primate/packages/db:\n ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  @primate/db@ build: `npx primate build`\nspawn ENOENT",
              "packages/db build: sh: 1: primate: not found");
         // biome 1's warning mark: the error after it is what failed
-        said("./app/demo.tsx:205:19 lint/complexity/noExcessiveCognitiveComplexity ━━━━━━━━━━\n\n  \
+        says("./app/demo.tsx:205:19 lint/complexity/noExcessiveCognitiveComplexity ━━━━━━━━━━\n\n  \
               ⚠ Excessive complexity of 20 detected (max: 15).\n\n\
               ./scripts/skip-ci.js:1:30 lint/style/useNodejsImportProtocol  FIXABLE  ━━━━━━━━━━\n\n  \
               ✖ A Node.js builtin module should be imported with the node: protocol.",
              "lint/style/useNodejsImportProtocol: A Node.js builtin module should be imported with the node: protocol.");
         // biome 2's assist rules are rules too
-        let sorted = read("src/a.ts assist/source/organizeImports  FIXABLE  ━━━━━━━━━━\n\n  × The imports and exports are not sorted.");
+        let sorted = failed("src/a.ts assist/source/organizeImports  FIXABLE  ━━━━━━━━━━\n\n  × The imports and exports are not sorted.");
         assert_eq!(sorted.headline, "assist/source/organizeImports: The imports and exports are not sorted.");
         assert_eq!(sorted.identifier(IdKind::Code), Some("assist/source/organizeImports"));
         // Django's checks of no object, or of a class
-        said("SystemCheckError: System check identified some issues:\n\nERRORS:\n?: (admin.E403) A 'django.template.backends.\
+        says("SystemCheckError: System check identified some issues:\n\nERRORS:\n?: (admin.E403) A 'django.template.backends.\
               django.DjangoTemplates' instance must be configured in TEMPLATES in order to use the admin application.\n\n\
               WARNINGS:\norders.Order: (models.W042) Auto-created primary key used when not defining a primary key type.",
              "(admin.E403) A 'django.template.backends.django.DjangoTemplates' instance must be configured in TEMPLATES \
               in order to use the admin application.");
         // a bundler's location line with a place, and a TypeScript code
         // alone; sass-loader's report; pip's progress line
-        said("ERROR in src/App.tsx:12:7\nTS2322: Type 'string' is not assignable to type 'number'.",
+        says("ERROR in src/App.tsx:12:7\nTS2322: Type 'string' is not assignable to type 'number'.",
              "error TS2322: Type 'string' is not assignable to type 'number'.");
-        said("ERROR in ./src/app.scss\nModule build failed (from ./node_modules/sass-loader/dist/cjs.js):\n\
+        says("ERROR in ./src/app.scss\nModule build failed (from ./node_modules/sass-loader/dist/cjs.js):\n\
               Undefined variable.\n  ╷\n3 │   color: $primary;\n  │          ^^^^^^^^",
              "Undefined variable.");
-        said("ERROR in ./src/app.scss\nModule build failed (from ./node_modules/sass-loader/dist/cjs.js):\nexpected \"{\".\n\n\
+        says("ERROR in ./src/app.scss\nModule build failed (from ./node_modules/sass-loader/dist/cjs.js):\nexpected \"{\".\n\n\
               webpack 5.91.0 compiled with 1 error in 1870 ms",
              "expected \"{\".");
-        said("  Getting requirements to build wheel ... error\n  error: subprocess-exited-with-error\n\
+        says("  Getting requirements to build wheel ... error\n  error: subprocess-exited-with-error\n\
               \x20     Exception: Can not find valid pkg-config name.",
              "Exception: Can not find valid pkg-config name.");
         // a sentence is one only alone (an excerpt or an address beside it
         // aside): a warning and a line of output are two
-        assert!(!read("WARNING: The requested image's platform (linux/amd64) does not match the detected host platform\n\
+        assert!(!failed("WARNING: The requested image's platform (linux/amd64) does not match the detected host platform\n\
                        Starting gunicorn 21.2.0 with 4 workers on 0.0.0.0:8000").identified);
         // ninja's `FAILED:` names outputs, not why
-        assert!(!read("FAILED: src/tables.c src/tables.h include/gen.h include/gen.c").identified);
+        assert!(!failed("FAILED: src/tables.c src/tables.h include/gen.h include/gen.c").identified);
     }
 
     /// Cases an adversarial review of the rules above found.
