@@ -675,12 +675,13 @@ pub struct Resolution {
 }
 
 /// How a success is related to an error, if it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Relation {
     SameOperation,
     Substitute,
-    /// Inline code the shell broke, run again from a file (`code_in_a_file`).
-    CodeInAFile,
+    /// Inline code the shell broke, run again from this script file, as
+    /// the success ran it (`code_in_a_file`).
+    CodeInAFile(String),
 }
 
 /// Whether arguments `retry` cover `failed`: none (the whole run), or each
@@ -986,8 +987,8 @@ fn relation<'p>(
                 }
             }
             // inline code that the shell's quoting broke, run from a file
-            if code_in_a_file(e, s, between, successes).is_some() {
-                return Some(Relation::CodeInAFile);
+            if let Some(script) = code_in_a_file(e, s, between, successes) {
+                return Some(Relation::CodeInAFile(script));
             }
             // a substitute for a program that was not found
             let missing = e.missing_program()?;
@@ -1111,12 +1112,11 @@ fn inline_code_broke(e: &Step) -> bool {
 /// Of inline code that failed before it could run as written
 /// (`inline_code_broke`: `python3 -c "…"`, `node -e '…'`, an unquoted
 /// heredoc fed to `python3 -`, whose `$` and `\` the shell changes), the
-/// name of the script file that a success runs with the same interpreter
-/// as invoked: a file new since the error, in a scratch folder or written
-/// on the success's own line, in front of its run. That is the code moved
-/// out of the shell's quoting; a project's file edited or a new script of
-/// the task is other work. The file is known by its name where a path is
-/// a variable (`"$SP/x.py"`), by its path where both are absolute.
+/// script file that a success runs with the same interpreter as invoked,
+/// as it ran it: a file new since the error, in a scratch folder
+/// (`wrote_script`) or written on the success's own line, in front of its
+/// run. That is the code moved out of the shell's quoting; a project's
+/// file edited or a new script of the task is other work.
 fn code_in_a_file(e: &Step, s: &Step, between: &[Step], successes: &[Command]) -> Option<String> {
     let ec = e.command()?;
     let forms = INLINE_FORMS.iter().find(|(p, _)| *p == ec.program).map_or(&[][..], |(_, f)| *f);
@@ -1132,39 +1132,30 @@ fn code_in_a_file(e: &Step, s: &Step, between: &[Step], successes: &[Command]) -
     if !inline_code_broke(e) {
         return None;
     }
-    let tail = |w: &str| command::path_tail(w).to_owned();
-    let ran = successes.iter().find(|sc| sc.program == ec.program && tail(&sc.invoked) == tail(&ec.invoked))?;
+    let invoked = command::path_tail(&ec.invoked);
+    let ran = successes.iter().find(|sc| sc.program == ec.program && command::path_tail(&sc.invoked) == invoked)?;
     let script = ran.script.as_deref()?;
-    let name = command::path_tail(script);
-    let same_file = |file: &str| {
-        command::path_tail(file) == name
-            && (!(file.starts_with('/') && script.starts_with('/')) || file == script)
-            && command::is_temp_path(file)
-    };
-    let written = between.iter().any(|b| {
-        !b.is_error
-            && match b.tool() {
-                "Bash" => b.line().and_then(|l| written_by(l, name)).is_some_and(|t| command::is_temp_path(&t)),
-                "Write" => b.file.as_deref().is_some_and(same_file),
-                _ => false,
-            }
-    }) || s.line().is_some_and(|l| writes_to(l, name));
-    written.then(|| name.to_owned())
+    let written = between.iter().any(|b| wrote_script(b, script))
+        || s.line().is_some_and(|l| written_by(l, command::path_tail(script)).is_some());
+    written.then(|| script.to_owned())
 }
 
-/// Whether success `b` wrote a file named `name`: a file tool's, or a
-/// shell line's (`writes_to`).
-fn writes_file(b: &Step, name: &str) -> bool {
+/// Whether success `b` wrote `script` (as a success ran it) as a new
+/// file in a scratch folder: a Write of it, or a shell line's redirect or
+/// `tee` (`written_by`). It is known by its name where a path is a
+/// variable (`"$SP/x.py"`), by its path where both are absolute.
+fn wrote_script(b: &Step, script: &str) -> bool {
+    let name = command::path_tail(script);
     !b.is_error
         && match b.tool() {
-            "Bash" => b.line().is_some_and(|l| writes_to(l, name)),
-            t => FILE_WRITERS.contains(&t) && b.file.as_deref().is_some_and(|f| command::path_tail(f) == name),
+            "Bash" => b.line().and_then(|l| written_by(l, name)).is_some_and(|t| command::is_temp_path(&t)),
+            "Write" => b.file.as_deref().is_some_and(|file| {
+                command::path_tail(file) == name
+                    && (!(file.starts_with('/') && script.starts_with('/')) || file == script)
+                    && command::is_temp_path(file)
+            }),
+            _ => false,
         }
-}
-
-/// Whether a shell line writes a file named `name` (`written_by`).
-fn writes_to(line: &str, name: &str) -> bool {
-    written_by(line, name).is_some()
 }
 
 /// The path by which a shell line writes a file named `name`: a
@@ -1559,10 +1550,7 @@ pub fn resolutions_with(
             }
         }
         // (the file inline code moved into is the fix, scratch or not)
-        let code_file = (relation == Relation::CodeInAFile)
-            .then(|| code_in_a_file(error, success, between, proven()))
-            .flatten();
-        let wrote_code = |s: &Step| code_file.as_deref().is_some_and(|name| writes_file(s, name));
+        let wrote_code = |s: &Step| matches!(&relation, Relation::CodeInAFile(script) if wrote_script(s, script));
         let mut started = std::collections::HashSet::new();
         let changing: Vec<&Step> = between
             .iter()
@@ -1666,7 +1654,7 @@ pub fn resolutions_with(
             headline: error.headline.as_deref().map(|h| relative_in(h, project)),
             kind: match relation {
                 Relation::SameOperation => "success_after_error",
-                Relation::Substitute | Relation::CodeInAFile => "cross_tool_resolution",
+                Relation::Substitute | Relation::CodeInAFile(_) => "cross_tool_resolution",
             },
             tool_sequence: json!(tools).to_string(),
             file,
