@@ -1115,7 +1115,7 @@ fn judge(line: &str) -> Option<Candidate> {
     if let Some(c) = BIOME.captures(trimmed) {
         // (a headline as `headline` writes it, the rule with its message,
         // reads as itself)
-        if biome_rule(trimmed).is_some_and(|rule| rule.len() < trimmed.len()) {
+        if slashed_rule(trimmed).is_some_and(|rule| rule.end() < trimmed.len()) {
             return found(8, trimmed.to_string());
         }
         return found(8, c[1].to_string());
@@ -1492,7 +1492,10 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
         let caused = || {
             best.as_ref().is_some_and(|(_, b)| {
                 let b = lines[*b].trim();
-                b.starts_with("Exception in thread ") || b.starts_with("Caused by: ") || GRADLE_TEST_EXCEPTION.is_match(b)
+                b.starts_with("Exception in thread ")
+                    || b.starts_with("Caused by: ")
+                    || PY_LINE.is_match(b)
+                    || GRADLE_TEST_EXCEPTION.is_match(b)
             })
         };
         let better = match &best {
@@ -1664,15 +1667,8 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 fn mask(headline: &str, ids: &mut Vec<Identifier>, values: &mut Vec<String>) -> String {
     // Severity words and log prefixes that stand where a program name would.
     const NOT_PROGRAMS: &[&str] = &["error", "fatal", "warning", "note", "hint", "panicked", "info", "debug"];
-    // a linter's rule in front (biome's `lint/style/useConst: …`) is a
-    // name, whatever its slashes: not a path
-    if let Some(rule) = biome_rule(headline) {
-        push_id(ids, IdKind::Code, rule);
-        return format!("{rule}{}", mask(&headline[rule.len()..], ids, values));
-    }
-    // (and eslint's, as `judge` writes it: `eslint @typescript-eslint/no-unused-vars: …`)
-    if let Some(c) = ESLINT_HEAD.captures(headline) {
-        let rule = c.get(1).unwrap();
+    // a linter's rule in front is a name, whatever its slashes: not a path
+    if let Some(rule) = slashed_rule(headline) {
         push_id(ids, IdKind::Code, rule.as_str());
         return format!("{}{}", &headline[..rule.end()], mask(&headline[rule.end()..], ids, values));
     }
@@ -1785,15 +1781,15 @@ fn apostrophes_apart(text: &str) -> Cow<'_, str> {
     )
 }
 
-/// The rule a biome diagnostic's headline starts with (`lint/style/useConst`,
-/// `assist/source/organizeImports`), as `headline` writes it.
-fn biome_rule(headline: &str) -> Option<&str> {
-    let rule = headline.split_once(": ").map_or(headline, |(rule, _)| rule);
-    let parts: Vec<&str> = rule.split('/').collect();
-    (parts.len() == 3
-        && ["lint", "assist"].contains(&parts[0])
-        && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric())))
-    .then_some(rule)
+/// The rule a linter's headline starts with, as `judge` writes it, when
+/// the rule has slashes: biome's `lint/style/useConst` (LINT_HEAD),
+/// eslint's `@typescript-eslint/no-unused-vars` (ESLINT_HEAD).
+fn slashed_rule(headline: &str) -> Option<regex_lite::Match<'_>> {
+    LINT_HEAD
+        .captures(headline)
+        .or_else(|| ESLINT_HEAD.captures(headline))
+        .and_then(|c| c.get(1))
+        .filter(|rule| rule.as_str().contains('/'))
 }
 
 /// Commit hashes and object ids (7 to 40 hex digits, with letters and
@@ -2576,6 +2572,14 @@ mod v3_tests {
               Caused by: org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'dataSource'\n\
               Caused by: java.sql.SQLException: Access denied for user 'app'@'172.18.0.1' (using password: YES)\n\t... 40 more",
              "SQLException: Access denied for user 'app'@'172.18.0.1' (using password: YES)");
+        // (of an exception a log printed bare too)
+        says("2024-06-01T10:22:32.941+02:00 ERROR 41822 --- [main] o.s.boot.SpringApplication : Application run failed\n\n\
+              org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'dataSource'\n\
+              \tat com.acme.DemoApplication.main(DemoApplication.java:10)\n\
+              Caused by: org.springframework.beans.BeanInstantiationException: Failed to instantiate [HikariDataSource]\n\
+              Caused by: org.springframework.boot.autoconfigure.jdbc.DataSourceProperties$DataSourceBeanCreationException: \
+              Failed to determine a suitable driver class",
+             "DataSourceProperties$DataSourceBeanCreationException: Failed to determine a suitable driver class");
         // (not of a launcher's own message, which says more)
         says("Error: Could not find or load main class com.acme.Main\nCaused by: java.lang.ClassNotFoundException: com.acme.Main",
              "Could not find or load main class com.acme.Main");
