@@ -63,19 +63,26 @@ pub fn run(conn: &Connection, sql: &str, params: &Params, out: &mut impl Write) 
         let mut batch = Batch::new(conn, &piece);
         while let Some(mut stmt) = batch.next()? {
             bind(&mut stmt, params)?;
-            let columns = stmt.column_count();
-            let mut rows = stmt.raw_query();
-            while let Some(row) = rows.next()? {
-                for i in 0..columns {
-                    if i > 0 {
-                        out.write_all(b"|")?;
-                    }
-                    write_value(out, row.get_ref(i)?)?;
-                }
-                if columns > 0 {
-                    out.write_all(b"\n")?;
-                }
+            write_rows(&mut stmt, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// Run a bound statement to its end, its rows written as the sqlite3
+/// shell's list mode writes them (`a|b`, one row a line).
+fn write_rows(stmt: &mut rusqlite::Statement<'_>, out: &mut impl Write) -> Result<()> {
+    let columns = stmt.column_count();
+    let mut rows = stmt.raw_query();
+    while let Some(row) = rows.next()? {
+        for i in 0..columns {
+            if i > 0 {
+                out.write_all(b"|")?;
             }
+            write_value(out, row.get_ref(i)?)?;
+        }
+        if columns > 0 {
+            out.write_all(b"\n")?;
         }
     }
     Ok(())
@@ -201,17 +208,16 @@ fn makes_trigger(statement: &str) -> bool {
 }
 
 /// A script run many times on one connection (errkb learn runs a hook
-/// script per imported tool call). A hook's process runs its script once
-/// and ends, which drops the script's temp tables; here the second run
-/// would find them. So from the second run on, `CREATE TEMP TABLE t AS
-/// <query>` runs as `DELETE FROM temp.t` and `INSERT INTO temp.t <query>`,
+/// script per imported tool call, a Codex patch's hook once per edit). A
+/// process that runs its script once ends, which drops the script's temp
+/// tables; here the second run would find them. So from the second run
+/// on, `CREATE TEMP TABLE t AS <query>` runs as `DELETE FROM temp.t` and `INSERT INTO temp.t <query>`,
 /// and `CREATE TEMP TABLE t (<columns>)` as `DELETE FROM temp.t`:
 /// the same rows, no schema change, and every statement stays prepared
 /// (compiling the statements was most of a run's time). Two scripts on one
 /// connection may both stage a `temp.payload`: each script's temp tables
 /// get its own suffix (scripts name them `temp.<name>` everywhere; a bare
-/// name would fail as "no such table", never read another script's). Output
-/// is dropped.
+/// name would fail as "no such table", never read another script's).
 pub struct Repeated {
     steps: Vec<Step>,
     /// The temp tables created so far on the connection.
@@ -237,21 +243,28 @@ struct TempTable {
 }
 
 impl Repeated {
+    /// The script `sql`, its temp tables named with `suffix` (`payload` →
+    /// `payload_<suffix>`); an empty one keeps their names, for the one
+    /// script of a connection.
     pub fn new(sql: &str, suffix: &str) -> Self {
-        let mut sql = sql.to_owned();
-        let tables: Vec<String> = statements(&sql)
-            .iter()
-            .filter_map(|s| temp_table_made(s).map(|(table, _)| table.to_owned()))
-            .collect();
-        for table in tables {
-            sql = rename_word(
-                &sql,
-                &format!("CREATE TEMP TABLE {table}"),
-                &format!("CREATE TEMP TABLE {table}_{suffix}"),
-            );
-            sql = rename_word(&sql, &format!("temp.{table}"), &format!("temp.{table}_{suffix}"));
+        let mut pieces = statements(sql);
+        if !suffix.is_empty() {
+            let tables: Vec<String> = pieces
+                .iter()
+                .filter_map(|s| temp_table_made(s).map(|(table, _)| table.to_owned()))
+                .collect();
+            for piece in &mut pieces {
+                for table in &tables {
+                    *piece = rename_word(
+                        piece,
+                        &format!("CREATE TEMP TABLE {table}"),
+                        &format!("CREATE TEMP TABLE {table}_{suffix}"),
+                    );
+                    *piece = rename_word(piece, &format!("temp.{table}"), &format!("temp.{table}_{suffix}"));
+                }
+            }
         }
-        let steps = statements(&sql)
+        let steps = pieces
             .into_iter()
             .map(|statement| {
                 let gate = gate_question(&statement);
@@ -277,7 +290,9 @@ impl Repeated {
         }
     }
 
-    pub fn run(&mut self, conn: &Connection, params: &Params) -> Result<()> {
+    /// One run with `params`: the rows the script selects are written to
+    /// `out` as `run` writes them.
+    pub fn run(&mut self, conn: &Connection, params: &Params, out: &mut impl Write) -> Result<()> {
         for step in &self.steps {
             if let Some(question) = &step.gate {
                 if !gate_open(conn, question, params)? {
@@ -295,8 +310,7 @@ impl Repeated {
             for sql in statements {
                 let mut stmt = conn.prepare_cached(sql)?;
                 bind(&mut stmt, params)?;
-                let mut rows = stmt.raw_query();
-                while rows.next()?.is_some() {}
+                write_rows(&mut stmt, out)?;
             }
             if let Some(table) = &step.temp_table {
                 self.created.insert(table.name.clone());
@@ -532,9 +546,9 @@ mod tests {
         for n in ["1", "2", "3"] {
             let mut params = Params::default();
             params.set("n", n);
-            one.run(&conn, &params).unwrap();
+            one.run(&conn, &params, &mut std::io::sink()).unwrap();
             params.set("n", format!("{n}{n}"));
-            two.run(&conn, &params).unwrap();
+            two.run(&conn, &params, &mut std::io::sink()).unwrap();
         }
         let logged: Vec<String> = conn
             .prepare("SELECT n FROM log")
@@ -547,19 +561,26 @@ mod tests {
     }
 
     /// A temp table declared with its columns, then filled, is emptied
-    /// from the second run on: each run sees only its own rows.
+    /// from the second run on: each run sees only its own rows, and
+    /// prints only its own answer. Without a suffix the table keeps its
+    /// name.
     #[test]
     fn a_repeated_script_empties_its_declared_temp_tables() {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch("CREATE TABLE log (n, seen)").unwrap();
         let text = "CREATE TEMP TABLE staged(n);\nINSERT INTO temp.staged SELECT :n;\n\
-                    INSERT INTO log SELECT n, (SELECT count(*) FROM temp.staged) FROM temp.staged;";
-        let mut script = Repeated::new(text, "one");
+                    INSERT INTO log SELECT n, (SELECT count(*) FROM temp.staged) FROM temp.staged;\n\
+                    SELECT 'run', n, count(*) FROM temp.staged;";
+        let mut script = Repeated::new(text, "");
         for n in ["1", "2", "3"] {
             let mut params = Params::default();
             params.set("n", n);
-            script.run(&conn, &params).unwrap();
+            let mut out = Vec::new();
+            script.run(&conn, &params, &mut out).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), format!("run|{n}|1\n"));
         }
+        let staged: String = conn.query_row("SELECT n FROM temp.staged", [], |r| r.get(0)).unwrap();
+        assert_eq!(staged, "3");
         let logged: Vec<(String, i64)> = conn
             .prepare("SELECT n, seen FROM log")
             .unwrap()

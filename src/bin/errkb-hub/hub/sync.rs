@@ -1241,7 +1241,7 @@ impl<'c> Applier<'c> {
                         )?)
                     };
                     let before = copies(conn)?;
-                    self.fix.run(conn, &p)?;
+                    self.fix.run(conn, &p, &mut std::io::sink())?;
                     let stored = copies(conn)? - before;
                     if stored > 0 {
                         *self.per_member.entry(member).or_insert(0) += stored;
@@ -1259,7 +1259,7 @@ impl<'c> Applier<'c> {
                     report.refused += 1;
                 } else {
                     laptops.insert(replica);
-                    self.counts.run(conn, &p)?;
+                    self.counts.run(conn, &p, &mut std::io::sink())?;
                     self.changed = true;
                     report.received_counts += 1;
                 }
@@ -1275,14 +1275,14 @@ impl<'c> Applier<'c> {
                 let mut p = Params::default();
                 p.set("hub_uid", uid);
                 p.set("member", member);
-                self.withdrawal.run(conn, &p)?;
+                self.withdrawal.run(conn, &p, &mut std::io::sink())?;
                 self.changed = true;
                 report.received_retractions += 1;
             }
             Incoming::Removal(member) => {
                 let mut p = Params::default();
                 p.set("member", member);
-                self.removal.run(conn, &p)?;
+                self.removal.run(conn, &p, &mut std::io::sink())?;
                 self.changed = true;
                 report.removed_members += 1;
             }
@@ -1290,7 +1290,7 @@ impl<'c> Applier<'c> {
                 let mut p = Params::default();
                 p.set("replica", replica);
                 p.set("member", member);
-                self.claim.run(conn, &p)?;
+                self.claim.run(conn, &p, &mut std::io::sink())?;
                 self.changed = true;
             }
             Incoming::Refused { member, uid, reason } => {
@@ -1322,7 +1322,7 @@ impl<'c> Applier<'c> {
             for uid in orphans {
                 let mut p = Params::default();
                 p.set("uid", uid);
-                drop.run(&tx, &p)?;
+                drop.run(&tx, &p, &mut std::io::sink())?;
             }
             tx.execute_batch(STANDING_SQL)?;
         }

@@ -92,15 +92,25 @@ fn run_script(event: &str, agent: Agent, db_path: Option<PathBuf>, started: Inst
     // 1000 VM steps; a statement waiting on a lock is bounded by the busy
     // timeout instead, and writing the event may wait for it).
     conn.progress_handler(1000, Some(move || started.elapsed() > BUDGET))?;
+    // Each event's script, compiled once however often it runs (a patch's
+    // edits run the success script in turn: its statements stay prepared,
+    // its temp tables are refilled).
+    let mut scripts: Vec<(&str, script::Repeated)> = Vec::new();
     let mut outputs = Vec::with_capacity(runs.len());
-    for (n, run) in runs.into_iter().enumerate() {
-        if n > 0 {
-            // the script's temp tables, made by the run before (one process,
-            // one connection: a patch's edits run the same script in turn)
-            drop_temp_tables(&conn)?;
-        }
+    for run in runs {
         let hook = hooks::find(run.event)?;
-        let sql = hooks::script_of(hook)?;
+        let at = match scripts.iter().position(|(event, _)| *event == hook.event) {
+            Some(at) => at,
+            None => {
+                // (the first script's temp tables keep their names; a
+                // second script's get its event's)
+                let suffix = if scripts.is_empty() { "" } else { hook.event };
+                let sql = hooks::script_of(hook)?;
+                scripts.push((hook.event, script::Repeated::new(&sql, suffix)));
+                conn.set_prepared_statement_cache_capacity(scripts.iter().map(|(_, s)| s.statement_count()).sum());
+                scripts.len() - 1
+            }
+        };
         let input = payload::for_script(run.event, run.payload, hook.unread, hook.read_for)?;
         for problem in input.problems {
             log_failure(event, &format!("warning: {problem}"));
@@ -124,7 +134,7 @@ fn run_script(event: &str, agent: Agent, db_path: Option<PathBuf>, started: Inst
             params.set("turn_id", turn_id.clone());
         }
         let mut out = Vec::new();
-        let result = script::run(&conn, &sql, &params, &mut out).with_context(|| {
+        let result = scripts[at].1.run(&conn, &params, &mut out).with_context(|| {
             format!(
                 "{}.sql on {}{}",
                 run.event,
@@ -152,18 +162,6 @@ fn run_script(event: &str, agent: Agent, db_path: Option<PathBuf>, started: Inst
         Agent::Codex => codex::answer(event, &outputs).unwrap_or_default().into_bytes(),
     };
     std::io::stdout().write_all(&answer)?;
-    Ok(())
-}
-
-/// The temp tables a script made on this connection, dropped.
-fn drop_temp_tables(conn: &rusqlite::Connection) -> Result<()> {
-    let tables: Vec<String> = conn
-        .prepare("SELECT name FROM temp.sqlite_schema WHERE type = 'table'")?
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    for table in tables {
-        conn.execute_batch(&format!("DROP TABLE temp.\"{}\"", table.replace('"', "\"\"")))?;
-    }
     Ok(())
 }
 

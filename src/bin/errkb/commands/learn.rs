@@ -558,7 +558,7 @@ impl Importer<'_> {
         // One call at a time: a call the scripts cannot store is skipped,
         // and what it wrote undone, without losing the rest.
         self.conn.execute_batch("SAVEPOINT call")?;
-        match script.run(self.conn, &params) {
+        match script.run(self.conn, &params, &mut std::io::sink()) {
             Ok(()) => self.conn.execute_batch("RELEASE call")?,
             Err(e) => {
                 self.conn.execute_batch("ROLLBACK TO call; RELEASE call")?;
