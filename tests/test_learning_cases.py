@@ -226,6 +226,38 @@ def case_inline_code_the_shell_broke_runs_from_a_file(s):
     return [("python3 -c \"import json\n    print(json.dumps({}))\"", "python3 /tmp/claude/scratch/dump.py")]
 
 
+def case_a_line_out_of_time_given_more_time(s):
+    # the agent's shell stopped a polling loop at its time limit; the same
+    # loop, reworked, in the background, and a build given a longer
+    # timeout, are the fixes; another loop in the background is not
+    poll = ('for i in $(seq 1 40); do\n'
+            "  out=$(gh pr view 538 --repo acme/shop --json statusCheckRollup --jq '[.statusCheckRollup[]?|select(.name!=null)|{n:.name,s:.status,c:.conclusion}]')\n"
+            '  pending=$(echo "$out" | python3 -c "import json,sys; d=json.load(sys.stdin); print(sum(1 for x in d if x[\'s\']!=\'COMPLETED\'))")\n'
+            '  if [ "$pending" = "0" ]; then echo "ALL COMPLETE"; echo "$out" | python3 -c "import json,sys; [print(x[\'c\'],x[\'n\']) for x in json.load(sys.stdin)]"; break; fi\n'
+            '  sleep 30\n'
+            'done\n'
+            'echo "=== final ==="; gh pr view 538 --repo acme/shop --json mergeable,mergeStateStatus --jq \'{mergeable,mergeStateStatus}\'')
+    reworked = ('for i in $(seq 1 60); do\n'
+                "  out=$(gh pr view 538 --repo acme/shop --json statusCheckRollup --jq '[.statusCheckRollup[]?|select(.name!=null)|{n:.name,s:.status,c:.conclusion}]' 2>/dev/null)\n"
+                '  [ -z "$out" ] && { sleep 30; continue; }\n'
+                '  pending=$(echo "$out" | python3 -c "import json,sys; print(sum(1 for x in json.load(sys.stdin) if x[\'s\']!=\'COMPLETED\'))")\n'
+                '  if [ "$pending" = "0" ]; then\n'
+                '    echo "ALL COMPLETE"\n'
+                '    echo "$out" | python3 -c "import json,sys; [print(f\\"{x[\'c\']:10} {x[\'n\']}\\") for x in json.load(sys.stdin)]"\n'
+                '    gh pr view 538 --repo acme/shop --json mergeable,mergeStateStatus --jq \'"mergeable=\\(.mergeable) state=\\(.mergeStateStatus)"\'\n'
+                '    break\n'
+                '  fi\n'
+                '  sleep 30\n'
+                'done')
+    s.call("Bash", {"command": poll, "timeout": 600000}, "Exit code 143\nCommand timed out after 10m 0s", True)
+    s.call("Bash", {"command": "for i in 1 2; do gh run list --limit 1; sleep 5; done", "run_in_background": True},
+           "Command running in background with ID: b7k2m9q1x.")
+    s.call("Bash", {"command": reworked, "run_in_background": True}, "Command running in background with ID: b8k2m9q1x.")
+    s.bash("cargo build --release && cargo test", error="Exit code 143\nCommand timed out after 2m 0s")
+    s.call("Bash", {"command": "cargo build --release && cargo test", "timeout": 600000}, "test result: ok")
+    return [(poll, reworked), ("cargo build --release && cargo test", "cargo build --release && cargo test")]
+
+
 CASES = [case for name, case in sorted(globals().items()) if name.startswith("case_")]
 
 

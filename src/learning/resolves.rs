@@ -911,6 +911,12 @@ fn relation<'p>(
                     return None;
                 }
             }
+            // a line the agent's shell stopped for running too long, run
+            // again with more time (in the background, or a longer
+            // timeout): the same commands, whatever else the retry changed
+            if stopped_for_time(e) && more_time(e, s) && same_commands(e, s) {
+                return Some(Relation::SameOperation);
+            }
             // a filter's own error, and the filter mended in the same
             // pipeline: what viewers after it showed has to show no error,
             // and it answers only as the first success of what fed the
@@ -1065,6 +1071,50 @@ fn relation<'p>(
         }
         _ => None,
     }
+}
+
+/// The default time the agent's shell gives a command (Claude Code's Bash:
+/// two minutes), when a call sets none.
+const DEFAULT_TIMEOUT_MS: i64 = 120_000;
+
+/// Whether the agent's shell stopped the command for running too long
+/// (Claude Code's "Command timed out after 2m 0s", Codex's "command timed
+/// out"): the whole line ran out of time, not one of its commands.
+fn stopped_for_time(e: &Step) -> bool {
+    let raw = e.error_raw.as_deref().unwrap_or("");
+    raw.lines().take(3).any(|l| {
+        let l = l.trim().to_ascii_lowercase();
+        l.starts_with("command timed out") || l.contains("execution error: command timed out")
+    })
+}
+
+/// Whether `s` was given more time than `e`: the background, or a longer
+/// timeout of its own.
+fn more_time(e: &Step, s: &Step) -> bool {
+    s.background && !e.background
+        || s.timeout.unwrap_or(DEFAULT_TIMEOUT_MS) > e.timeout.unwrap_or(DEFAULT_TIMEOUT_MS)
+}
+
+/// Whether two shell lines run the same commands (their operations, setup
+/// and chatter left out; a loop's body may be rearranged), as far as both
+/// were stored: a line cut at the stored length may have lost its last
+/// ones.
+fn same_commands(e: &Step, s: &Step) -> bool {
+    use std::collections::BTreeSet;
+    let operations = |step: &Step| -> Option<(BTreeSet<String>, bool)> {
+        let line = step.line()?;
+        let cut = step.line.as_deref().is_some_and(|l| l.chars().count() >= LINE_CHARS);
+        let subjects = command::analyse_all(line)
+            .into_iter()
+            .filter(|c| !command::TRIVIAL.contains(&c.program.as_str()))
+            .map(|c| c.subject)
+            .collect();
+        Some((subjects, cut))
+    };
+    let (Some((a, a_cut)), Some((b, b_cut))) = (operations(e), operations(s)) else {
+        return false;
+    };
+    !a.is_empty() && !b.is_empty() && (a == b || a_cut && a.is_subset(&b) || b_cut && b.is_subset(&a))
 }
 
 /// The inline forms of interpreters: code given on the command line (`-c`,
@@ -2316,6 +2366,36 @@ mod tests {
             bash(4, "cd /srv/blog/site && git add a.md && git commit -m 'add a'"),
         ];
         assert_eq!(resolutions(&stream, None, |_| true)[0].commands, r#"["cd /srv/blog && git init"]"#);
+    }
+
+    /// A line the agent's shell stopped for running too long names no one
+    /// command: the same commands run again with more time resolve it.
+    #[test]
+    fn a_line_out_of_time_is_resolved_by_its_commands_given_more_time() {
+        let poll = "for i in $(seq 1 40); do\n  s=$(gh pr view 7 --json statusCheckRollup --jq '.x')\n  \
+                    [ \"$s\" = 0 ] && break\n  sleep 30\ndone";
+        let failed = || error(1, "Bash", poll, "Exit code 143\nCommand timed out after 2m 0s");
+        let retried = poll.replace("seq 1 40", "seq 1 60");
+        let background = || {
+            let mut s = bash(2, &retried);
+            s.background = true;
+            s
+        };
+        let found = resolutions(&[failed(), background()], None, |_| true);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].changed, r#"["run_in_background"]"#);
+        let mut longer = bash(2, &retried);
+        longer.timeout = Some(600_000);
+        assert_eq!(resolutions(&[failed(), longer], None, |_| true)[0].changed, r#"["timeout 600000 ms"]"#);
+        // the same time again, or other commands with more time: no answer
+        assert!(resolutions(&[failed(), bash(2, &retried)], None, |_| true).is_empty());
+        let mut other = bash(2, "for i in 1 2; do gh run list --limit 1; sleep 30; done");
+        other.background = true;
+        assert!(resolutions(&[failed(), other], None, |_| true).is_empty());
+        // an error of one of its commands that says "timed out" is that
+        // command's, not the shell's
+        let curl = error(1, "Bash", poll, "Exit code 1\nerror connecting to api.github.com: i/o timed out");
+        assert!(resolutions(&[curl, background()], None, |_| true).is_empty());
     }
 
     #[test]
