@@ -1852,6 +1852,24 @@ fn is_learned(db: Connection, statements: &mut StatementCache, event_id: i64) ->
         .unwrap_or(true)
 }
 
+/// Whether the session has an error not learned yet (any agent's; found
+/// by the index of a session's errors).
+fn has_unlearned_error(
+    db: Connection,
+    statements: &mut StatementCache,
+    session_id: &str,
+) -> std::result::Result<bool, String> {
+    statements.with(
+        db,
+        "SELECT 1 FROM main.events AS e WHERE e.session_id = ?1 AND e.type = 'tool_error' \
+         AND NOT EXISTS (SELECT 1 FROM main.learned_errors AS l WHERE l.event_id = e.id) LIMIT 1",
+        |stmt| {
+            stmt.bind_text(1, session_id)?;
+            stmt.step()
+        },
+    )
+}
+
 fn find(
     db: Connection,
     statements: &mut StatementCache,
@@ -1859,6 +1877,11 @@ fn find(
     agent_id: Option<&str>,
     output: Option<&str>,
 ) -> std::result::Result<Vec<Resolution>, String> {
+    // (a session with no error left to learn, as most are, has nothing to
+    // resolve: its window is not read)
+    if !has_unlearned_error(db, statements, session_id)? {
+        return Ok(Vec::new());
+    }
     let stream = read_window(db, statements, session_id, agent_id)?;
     // asked only of the errors this success resolves: most resolve none
     let statements = RefCell::new(statements);
