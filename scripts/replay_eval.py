@@ -294,7 +294,9 @@ def details(results):
             continue
         for o, v in verdicts:
             if v in ("wrong", "partly", "silent_known"):
-                out.append(f"{v.upper()}: {source} {o['error']} ({o['label'].get('problem')}): "
+                # (a silence where a fix of the problem was learned before is the search's)
+                held = " (a fix was learned before)" if v == "silent_known" and o["learned_before"] else ""
+                out.append(f"{v.upper()}{held}: {source} {o['error']} ({o['label'].get('problem')}): "
                            f"{o['label']['why']}\n    told from {o['told']}: {o['text'][:300]!r}")
     return "\n".join(out)
 
