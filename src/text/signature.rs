@@ -789,6 +789,12 @@ rules! {
     YARN_BERRY: |l| l.starts_with("➤ YN"), r"^➤ (YN\d{4}): [│└┌·\s]*(.*)$";
     /// Django's system checks: `orders.Order.customer: (fields.E300) Field defines a relation …`.
     DJANGO_CHECK: |l| l.contains(": ("), r"^(?:[\w.]+|\?|<class '[\w.]+'>): \(([\w.]+\.([EW])\d{3})\) (.+)$";
+    /// knip's report, a heading per kind of finding with their count
+    /// (`Unused devDependencies (1)`, then one line per finding); older
+    /// knip's headings too (`Unused dev dependencies`).
+    KNIP: |l| l.ends_with(')') && starts_with_any(l, &["Unused ", "Unlisted ", "Unresolved imports", "Duplicate exports",
+                                                      "Referenced optional", "Exports in used", "Exported types in used"]),
+        r"^(?:Unused (?:files|dependencies|devDependencies|dev dependencies|exports(?: in namespaces)?|exported (?:types(?: in namespaces)?|enum members|class members))|Unlisted (?:dependencies|binaries|or unresolved dependencies)|Unresolved imports|Duplicate exports|Referenced optional peerDependencies|Exports in used namespace|Exported types in used namespace) \(\d+\)$";
     /// A shell script's own error: `./scripts/package.sh: line 9: VERSION: unbound variable`.
     SHELL_SCRIPT: |l| l.contains(": line "), r"^(\S+\.(?:sh|bash|zsh)): line \d+: (.+)$";
     ESLINT: |l| l.contains("error") || l.contains("warning"), r"^\s*\d+:\d+\s+(?:error|warning)\s+(.+?)\s{2,}(@?[\w-]+(?:/[\w-]+)*)$";
@@ -1056,6 +1062,9 @@ fn judge(line: &str) -> Option<Candidate> {
         let message = &c[2];
         return (ERRORS.contains(&&c[1]) && !message.is_empty() && !message.starts_with(['+', '-', '@']))
             .then(|| Candidate { rank: 7, text: format!("{}: {}", &c[1], message) });
+    }
+    if KNIP.is_match(trimmed) {
+        return found(6, trimmed.to_string());
     }
     if let Some(c) = DJANGO_CHECK.captures(trimmed) {
         return found(if &c[2] == "E" { 8 } else { 7 }, format!("({}) {}", &c[1], &c[3]));
@@ -2627,6 +2636,11 @@ mod v3_tests {
         says("src/api.ts:12:9 lint/style/useConst  FIXABLE  ━━━━━━━━━━\n\n  ✖ This let declares a variable that is only assigned once.\n\n\
               check ━━━━━━━━━━\n\n  ✖ Some errors were emitted while running checks.",
              "lint/style/useConst: This let declares a variable that is only assigned once.");
+        // knip's report: the first kind of finding, its count a value
+        says("Unused devDependencies (1)\ntailwindcss  package.json:94:6", "Unused devDependencies (1)");
+        assert_eq!(failed("Unused files (2)\nsrc/a.ts\nsrc/b.ts\nUnused exports (1)\nfoo  function  src/c.ts:3:14").text,
+                   "Unused files (<N>)");
+        assert!(!failed("Unused imports (3)").identified, "not a kind of knip's");
         // frameworks' reports
         says("SystemCheckError: System check identified some issues:\n\nERRORS:\n\
               orders.Order.customer: (fields.E300) Field defines a relation with model 'Customer', which is not installed.",
