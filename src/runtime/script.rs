@@ -247,19 +247,24 @@ impl Repeated {
     /// `payload_<suffix>`); an empty one keeps their names, for the one
     /// script of a connection.
     pub fn new(sql: &str, suffix: &str) -> Self {
-        let mut pieces = statements(sql);
+        // (an empty statement, `;;` in a script a user edited, runs nothing)
+        let mut pieces: Vec<String> = statements(sql)
+            .into_iter()
+            .filter(|p| !p.trim().trim_end_matches(';').trim().is_empty())
+            .collect();
         if !suffix.is_empty() {
             let tables: Vec<String> = pieces
                 .iter()
                 .filter_map(|s| temp_table_made(s).map(|(table, _)| table.to_owned()))
                 .collect();
             for piece in &mut pieces {
+                // the table a statement makes, named where it stands
+                if let Some((name, _)) = temp_table_made(piece) {
+                    let at = name.as_ptr() as usize - piece.as_ptr() as usize;
+                    let end = at + name.len();
+                    *piece = format!("{}{}_{suffix}{}", &piece[..at], &piece[at..end], &piece[end..]);
+                }
                 for table in &tables {
-                    *piece = rename_word(
-                        piece,
-                        &format!("CREATE TEMP TABLE {table}"),
-                        &format!("CREATE TEMP TABLE {table}_{suffix}"),
-                    );
                     *piece = rename_word(piece, &format!("temp.{table}"), &format!("temp.{table}_{suffix}"));
                 }
             }
@@ -363,16 +368,28 @@ fn temp_table_query(statement: &str) -> Option<(&str, &str)> {
 
 /// The temp table a statement (without comments) makes: its name, and its
 /// query for `CREATE TEMP TABLE name AS query` (none for `CREATE TEMP
-/// TABLE name (columns)`).
+/// TABLE name (columns)`). Spelled as SQLite takes it: any case,
+/// `TEMPORARY`, `IF NOT EXISTS` (a script a user edited may).
 fn temp_table_made(statement: &str) -> Option<(&str, Option<&str>)> {
-    let rest = statement.trim_start().strip_prefix("CREATE TEMP TABLE ")?;
+    // the next word of `text`, if it is one of `words`, and what follows
+    fn word<'s>(text: &'s str, words: &[&str]) -> Option<&'s str> {
+        let end = text.find(char::is_whitespace).unwrap_or(text.len());
+        words.iter().any(|w| text[..end].eq_ignore_ascii_case(w)).then(|| text[end..].trim_start())
+    }
+    let mut rest = statement.trim_start();
+    for words in [&["CREATE"][..], &["TEMP", "TEMPORARY"], &["TABLE"]] {
+        rest = word(rest, words)?;
+    }
+    if let Some(after) = word(rest, &["IF"]).and_then(|r| word(r, &["NOT"])).and_then(|r| word(r, &["EXISTS"])) {
+        rest = after;
+    }
     let end = rest
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .unwrap_or(rest.len());
     let (name, definition) = rest.split_at(end);
     let definition = definition.trim_start();
-    let query = match definition.strip_prefix("AS") {
-        Some(query) if query.starts_with(char::is_whitespace) => Some(query.trim_end_matches(';')),
+    let query = match definition.get(..2).filter(|a| a.eq_ignore_ascii_case("AS")) {
+        Some(_) if definition[2..].starts_with(char::is_whitespace) => Some(definition[2..].trim_end_matches(';')),
         _ if definition.starts_with('(') => None,
         _ => return None,
     };
@@ -591,6 +608,28 @@ mod tests {
         assert_eq!(logged, [("1".into(), 1), ("2".into(), 1), ("3".into(), 1)]);
     }
 
+    /// A script as a user may have edited it: empty statements, a temp
+    /// table spelled in lower case or as TEMPORARY. Each run is its own.
+    #[test]
+    fn a_repeated_script_takes_what_sqlite_takes() {
+        let conn = Connection::open_in_memory().unwrap();
+        let text = "create temporary table staged(n);;\nINSERT INTO temp.staged SELECT :n;\n/* nothing */;\n\
+                    SELECT n, count(*) FROM temp.staged;";
+        // (with its tables' names, and renamed beside another script's)
+        for suffix in ["", "learn"] {
+            let mut script = Repeated::new(text, suffix);
+            for n in ["1", "2"] {
+                let mut params = Params::default();
+                params.set("n", n);
+                let mut out = Vec::new();
+                script.run(&conn, &params, &mut out).unwrap();
+                assert_eq!(String::from_utf8(out).unwrap(), format!("{n}|1\n"));
+            }
+        }
+        let renamed: i64 = conn.query_row("SELECT count(*) FROM temp.staged_learn", [], |r| r.get(0)).unwrap();
+        assert_eq!(renamed, 1);
+    }
+
     #[test]
     fn temp_tables_are_recognised_in_both_forms() {
         assert_eq!(
@@ -604,6 +643,12 @@ mod tests {
             Some(("tASx", Some(" SELECT 1")))
         );
         assert_eq!(temp_table_made("CREATE TEMP TABLE t ASSELECT"), None);
+        // as a user may write it
+        assert_eq!(temp_table_made("create temp table t as select 1"), Some(("t", Some(" select 1"))));
+        assert_eq!(temp_table_made("CREATE TEMPORARY TABLE t (a)"), Some(("t", None)));
+        assert_eq!(temp_table_made("CREATE TEMP TABLE IF NOT EXISTS t (a)"), Some(("t", None)));
+        assert_eq!(temp_table_made("CREATE TEMP TABLE IF NOT EXISTS t AS SELECT 1"), Some(("t", Some(" SELECT 1"))));
+        assert_eq!(temp_table_made("CREATE TEMP VIEW t AS SELECT 1"), None);
         assert_eq!(temp_table_made("CREATE TABLE t (a)"), None);
     }
 }
