@@ -913,9 +913,11 @@ fn relation<'p>(
             }
             // a line the agent's shell stopped for running too long, run
             // again with more time (in the background, or a longer
-            // timeout): the same commands, whatever else the retry changed
-            if stopped_for_time(e) && more_time(e, s) && same_commands(e, s) {
-                return Some(Relation::SameOperation);
+            // timeout): its commands run again as they were
+            if let Some(limit) = time_limit_hit(e) {
+                if more_time(e, s, limit) && runs_again_with_more_time(e, s, proven()) {
+                    return Some(Relation::SameOperation);
+                }
             }
             // a filter's own error, and the filter mended in the same
             // pipeline: what viewers after it showed has to show no error,
@@ -1073,48 +1075,83 @@ fn relation<'p>(
     }
 }
 
-/// The default time the agent's shell gives a command (Claude Code's Bash:
-/// two minutes), when a call sets none.
-const DEFAULT_TIMEOUT_MS: i64 = 120_000;
-
-/// Whether the agent's shell stopped the command for running too long
-/// (Claude Code's "Command timed out after 2m 0s", Codex's "command timed
-/// out"): the whole line ran out of time, not one of its commands.
-fn stopped_for_time(e: &Step) -> bool {
+/// The time limit the agent's shell stopped a line at, in milliseconds,
+/// when it did: Claude Code's "Command timed out after 2m 0s" (its own
+/// words, first in the output; a command's own timeout, `execa`'s
+/// "Command timed out after 30000 milliseconds: git fetch", is that
+/// command's error). The whole line ran out of time, not one command.
+fn time_limit_hit(e: &Step) -> Option<i64> {
     let raw = e.error_raw.as_deref().unwrap_or("");
-    raw.lines().take(3).any(|l| {
-        let l = l.trim().to_ascii_lowercase();
-        l.starts_with("command timed out") || l.contains("execution error: command timed out")
-    })
+    let line = raw.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with("Exit code"))?;
+    let (minutes, seconds) = line.strip_prefix("Command timed out after ")?.split_once("m ")?;
+    let seconds = seconds.strip_suffix('s')?;
+    let minutes: i64 = minutes.parse().ok()?;
+    let seconds: f64 = seconds.parse().ok()?;
+    Some(minutes * 60_000 + (seconds * 1000.0) as i64)
 }
 
-/// Whether `s` was given more time than `e`: the background, or a longer
-/// timeout of its own.
-fn more_time(e: &Step, s: &Step) -> bool {
-    s.background && !e.background
-        || s.timeout.unwrap_or(DEFAULT_TIMEOUT_MS) > e.timeout.unwrap_or(DEFAULT_TIMEOUT_MS)
+/// Whether `s` was given more time than `e` had (`limit`): the
+/// background, or a longer timeout of its own.
+fn more_time(e: &Step, s: &Step, limit: i64) -> bool {
+    s.background && !e.background || s.timeout.is_some_and(|t| t > e.timeout.unwrap_or(limit).max(limit))
 }
 
-/// Whether two shell lines run the same commands (their operations, setup
-/// and chatter left out; a loop's body may be rearranged), as far as both
-/// were stored: a line cut at the stored length may have lost its last
-/// ones.
-fn same_commands(e: &Step, s: &Step) -> bool {
-    use std::collections::BTreeSet;
-    let operations = |step: &Step| -> Option<(BTreeSet<String>, bool)> {
+/// Whether `s` runs every command of the line `e` again as it was: the
+/// same operation on the same arguments (a count may change, `seq 1 40`
+/// → `seq 1 60`, and inline code be rewritten), as far as both lines were
+/// stored (the last command of a line cut at the stored length may be
+/// cut, and those after the cut of the retry's are not known); a retry
+/// adds no other operation. Not a look where the line did
+/// something, nor one that skips the checks; run in the foreground, its
+/// status must show the commands ran well (`proven`: `npm test || true`
+/// shows nothing). A command started in the background shows nothing
+/// yet, so the background is the change.
+fn runs_again_with_more_time(e: &Step, s: &Step, proven: &[Command]) -> bool {
+    let operations = |step: &Step| -> Option<(Vec<Command>, bool)> {
         let line = step.line()?;
         let cut = step.line.as_deref().is_some_and(|l| l.chars().count() >= LINE_CHARS);
-        let subjects = command::analyse_all(line)
+        let commands = command::analyse_all(line)
             .into_iter()
             .filter(|c| !command::TRIVIAL.contains(&c.program.as_str()))
-            .map(|c| c.subject)
             .collect();
-        Some((subjects, cut))
+        Some((commands, cut))
     };
-    let (Some((a, a_cut)), Some((b, b_cut))) = (operations(e), operations(s)) else {
+    use std::collections::BTreeSet;
+    let (Some((mut failed, failed_cut)), Some((retried, retry_cut))) = (operations(e), operations(s)) else {
         return false;
     };
-    !a.is_empty() && !b.is_empty() && (a == b || a_cut && a.is_subset(&b) || b_cut && b.is_subset(&a))
+    // the same operations, as far as both lines were stored
+    let (a, b): (BTreeSet<&str>, BTreeSet<&str>) = (
+        failed.iter().map(|c| c.subject.as_str()).collect(),
+        retried.iter().map(|c| c.subject.as_str()).collect(),
+    );
+    let same_operations = !a.is_empty() && (a == b || failed_cut && a.is_subset(&b) || retry_cut && b.is_subset(&a));
+    if !same_operations {
+        return false;
+    }
+    // each run again on its arguments (a cut line's last command may be
+    // cut short)
+    if failed_cut {
+        failed.pop();
+    }
+    let is_count = |a: &str| !a.is_empty() && a.bytes().all(|b| b.is_ascii_digit());
+    let inline = |c: &Command| {
+        INLINE_FORMS
+            .iter()
+            .any(|(program, forms)| c.program == *program && forms.iter().any(|f| c.options.iter().any(|o| o == f)))
+    };
+    let again = |f: &Command, r: &Command| {
+        r.subject == f.subject
+            && (inline(f)
+                || r.arguments.len() == f.arguments.len()
+                    && r.arguments.iter().zip(&f.arguments).all(|(a, b)| a == b || is_count(a) && is_count(b)))
+            && (f.inspection || !r.inspection)
+            && (f.options.iter().any(|o| o == "--no-verify") || !r.options.iter().any(|o| o == "--no-verify"))
+            && (s.background || proven.contains(r))
+    };
+    failed.iter().all(|f| {
+        retried.iter().any(|r| again(f, r)) || retry_cut && !retried.iter().any(|r| r.subject == f.subject)
+    })
 }
 
 /// The inline forms of interpreters: code given on the command line (`-c`,
@@ -2396,29 +2433,61 @@ mod tests {
     #[test]
     fn a_line_out_of_time_is_resolved_by_its_commands_given_more_time() {
         let poll = "for i in $(seq 1 40); do\n  s=$(gh pr view 7 --json statusCheckRollup --jq '.x')\n  \
-                    [ \"$s\" = 0 ] && break\n  sleep 30\ndone";
-        let failed = || error(1, "Bash", poll, "Exit code 143\nCommand timed out after 2m 0s");
-        let retried = poll.replace("seq 1 40", "seq 1 60");
-        let background = || {
-            let mut s = bash(2, &retried);
+                    python3 -c 'import sys; print(1)'\n  [ \"$s\" = 0 ] && break\n  sleep 30\ndone";
+        let timed_out = |line: &str| error(1, "Bash", line, "Exit code 143\nCommand timed out after 2m 0s");
+        let failed = || timed_out(poll);
+        // reworked: another count, rewritten inline code, a guard added
+        let retried = poll
+            .replace("seq 1 40", "seq 1 60")
+            .replace("print(1)", "print(2)")
+            .replace("  [ \"$s\"", "  [ -z \"$s\" ] && continue\n  [ \"$s\"");
+        let background = |line: &str| {
+            let mut s = bash(2, line);
             s.background = true;
             s
         };
-        let found = resolutions(&[failed(), background()], None, |_| true);
+        let found = resolutions(&[failed(), background(&retried)], None, |_| true);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].changed, r#"["run_in_background"]"#);
-        let mut longer = bash(2, &retried);
+        // in the foreground, with a longer timeout: its status shows it ran
+        let build = "cargo build --release && cargo test";
+        let mut longer = bash(2, build);
         longer.timeout = Some(600_000);
-        assert_eq!(resolutions(&[failed(), longer], None, |_| true)[0].changed, r#"["timeout 600000 ms"]"#);
+        assert_eq!(resolutions(&[timed_out(build), longer], None, |_| true)[0].changed, r#"["timeout 600000 ms"]"#);
         // the same time again, or other commands with more time: no answer
         assert!(resolutions(&[failed(), bash(2, &retried)], None, |_| true).is_empty());
-        let mut other = bash(2, "for i in 1 2; do gh run list --limit 1; sleep 30; done");
-        other.background = true;
+        let other = background("for i in 1 2; do gh run list --limit 1; sleep 30; done");
         assert!(resolutions(&[failed(), other], None, |_| true).is_empty());
-        // an error of one of its commands that says "timed out" is that
-        // command's, not the shell's
-        let curl = error(1, "Bash", poll, "Exit code 1\nerror connecting to api.github.com: i/o timed out");
-        assert!(resolutions(&[curl, background()], None, |_| true).is_empty());
+        // the same program on other arguments is another operation (a
+        // server started after its tests hung)
+        for (hung, started) in [("python manage.py test", "python manage.py runserver 0.0.0.0:8000"),
+                                ("./mvnw test", "./mvnw spring-boot:run"),
+                                ("ssh prod 'cd /srv && ./migrate.sh'", "ssh prod 'tail -f /srv/log'")] {
+            assert!(resolutions(&[timed_out(hung), background(started)], None, |_| true).is_empty(), "{started}");
+        }
+        // nor is a look, a run that skips the checks, or one whose status
+        // hides how it ended
+        let look = |line: &str| {
+            let mut s = bash(2, line);
+            s.timeout = Some(600_000);
+            s
+        };
+        assert!(resolutions(&[timed_out("pytest tests/"), look("pytest tests/ --collect-only -q")], None, |_| true).is_empty());
+        assert!(resolutions(&[timed_out("git commit -m 'add parser'"), look("git commit --no-verify -m 'add parser'")],
+                            None, |_| true).is_empty());
+        assert!(resolutions(&[timed_out("npm test"), look("npm test || true")], None, |_| true).is_empty());
+        // less time than the limit the message names is no more time
+        let ten = error(1, "Bash", "go test ./...", "Exit code 143\nCommand timed out after 10m 0s");
+        assert_eq!(time_limit_hit(&ten), Some(600_000));
+        let mut shorter = bash(2, "go test ./...");
+        shorter.timeout = Some(300_000);
+        assert!(!more_time(&ten, &shorter, 600_000));
+        shorter.timeout = Some(900_000);
+        assert!(more_time(&ten, &shorter, 600_000));
+        assert_eq!(time_limit_hit(&timed_out("x")), Some(120_000));
+        // a command's own timeout is that command's error, not the shell's
+        let own = error(1, "Bash", poll, "Exit code 1\nCommand timed out after 30000 milliseconds: git fetch origin");
+        assert!(resolutions(&[own, background(&retried)], None, |_| true).is_empty());
     }
 
     #[test]
