@@ -1890,7 +1890,9 @@ fn is_learned(db: Connection, statements: &mut StatementCache, event_id: i64) ->
 }
 
 /// Whether the session has an error not learned yet (any agent's; found
-/// by the index of a session's errors).
+/// by the index of a session's errors, the newest first: an error not
+/// learned yet is most often the last one, and a long session has learned
+/// many before it).
 fn has_unlearned_error(
     db: Connection,
     statements: &mut StatementCache,
@@ -1899,7 +1901,7 @@ fn has_unlearned_error(
     statements.with(
         db,
         "SELECT 1 FROM main.events AS e WHERE e.session_id = ?1 AND e.type = 'tool_error' \
-         AND NOT EXISTS (SELECT 1 FROM main.learned_errors AS l WHERE l.event_id = e.id) LIMIT 1",
+         AND NOT EXISTS (SELECT 1 FROM main.learned_errors AS l WHERE l.event_id = e.id) ORDER BY e.ts DESC LIMIT 1",
         |stmt| {
             stmt.bind_text(1, session_id)?;
             stmt.step()
