@@ -577,6 +577,15 @@ mod tests {
         assert_eq!(logged, ["1", "11", "2", "22", "3", "33"]);
     }
 
+    /// What one run of `script` with `:n` bound prints.
+    fn printed(script: &mut Repeated, conn: &Connection, n: &str) -> String {
+        let mut params = Params::default();
+        params.set("n", n);
+        let mut out = Vec::new();
+        script.run(conn, &params, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
     /// A temp table declared with its columns, then filled, is emptied
     /// from the second run on: each run sees only its own rows, and
     /// prints only its own answer. Without a suffix the table keeps its
@@ -590,11 +599,7 @@ mod tests {
                     SELECT 'run', n, count(*) FROM temp.staged;";
         let mut script = Repeated::new(text, "");
         for n in ["1", "2", "3"] {
-            let mut params = Params::default();
-            params.set("n", n);
-            let mut out = Vec::new();
-            script.run(&conn, &params, &mut out).unwrap();
-            assert_eq!(String::from_utf8(out).unwrap(), format!("run|{n}|1\n"));
+            assert_eq!(printed(&mut script, &conn, n), format!("run|{n}|1\n"));
         }
         let staged: String = conn.query_row("SELECT n FROM temp.staged", [], |r| r.get(0)).unwrap();
         assert_eq!(staged, "3");
@@ -619,11 +624,7 @@ mod tests {
         for suffix in ["", "learn"] {
             let mut script = Repeated::new(text, suffix);
             for n in ["1", "2"] {
-                let mut params = Params::default();
-                params.set("n", n);
-                let mut out = Vec::new();
-                script.run(&conn, &params, &mut out).unwrap();
-                assert_eq!(String::from_utf8(out).unwrap(), format!("{n}|1\n"));
+                assert_eq!(printed(&mut script, &conn, n), format!("{n}|1\n"));
             }
         }
         let renamed: i64 = conn.query_row("SELECT count(*) FROM temp.staged_learn", [], |r| r.get(0)).unwrap();
