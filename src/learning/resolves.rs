@@ -1090,10 +1090,10 @@ fn time_limit_hit(e: &Step) -> Option<i64> {
     Some(minutes * 60_000 + (seconds * 1000.0) as i64)
 }
 
-/// Whether `s` was given more time than `e` had (`limit`): the
-/// background, or a longer timeout of its own.
+/// Whether `s` was given more time than `e` had (`limit`, the one its
+/// message names): the background, or a longer timeout of its own.
 fn more_time(e: &Step, s: &Step, limit: i64) -> bool {
-    s.background && !e.background || s.timeout.is_some_and(|t| t > e.timeout.unwrap_or(limit).max(limit))
+    s.background && !e.background || s.timeout.is_some_and(|t| t > limit)
 }
 
 /// Whether `s` runs every command of the line `e` again as it was: the
@@ -1135,14 +1135,9 @@ fn runs_again_with_more_time(e: &Step, s: &Step, proven: &[Command]) -> bool {
         failed.pop();
     }
     let is_count = |a: &str| !a.is_empty() && a.bytes().all(|b| b.is_ascii_digit());
-    let inline = |c: &Command| {
-        INLINE_FORMS
-            .iter()
-            .any(|(program, forms)| c.program == *program && forms.iter().any(|f| c.options.iter().any(|o| o == f)))
-    };
     let again = |f: &Command, r: &Command| {
         r.subject == f.subject
-            && (inline(f)
+            && (inline_form(f).is_some()
                 || r.arguments.len() == f.arguments.len()
                     && r.arguments.iter().zip(&f.arguments).all(|(a, b)| a == b || is_count(a) && is_count(b)))
             && (f.inspection || !r.inspection)
@@ -1166,6 +1161,14 @@ const INLINE_FORMS: &[(&str, &[&str])] = &[
     ("sh", &["-c"]),
     ("zsh", &["-c"]),
 ];
+
+/// The inline form a command gives its interpreter code in (`-c` of
+/// `python -c`), if it does.
+fn inline_form(c: &Command) -> Option<&str> {
+    let forms = INLINE_FORMS.iter().find(|(p, _)| *p == c.program).map_or(&[][..], |(_, f)| *f);
+    let form = c.subject.rsplit(' ').next().unwrap_or("");
+    (c.subject != c.program && forms.contains(&form)).then_some(form)
+}
 
 /// Whether inline code failed before it could run as written: its
 /// interpreter could not parse it, where the error says it was (Python's
@@ -1206,11 +1209,7 @@ fn inline_code_broke(e: &Step) -> bool {
 /// file edited or a new script of the task is other work.
 fn code_in_a_file(e: &Step, s: &Step, between: &[Step], successes: &[Command]) -> Option<String> {
     let ec = e.command()?;
-    let forms = INLINE_FORMS.iter().find(|(p, _)| *p == ec.program).map_or(&[][..], |(_, f)| *f);
-    let form = ec.subject.rsplit(' ').next().unwrap_or("");
-    if ec.subject == ec.program || !forms.contains(&form) {
-        return None;
-    }
+    let form = inline_form(ec)?;
     // (code on standard input from a heredoc the shell expanded: not one
     // in quotes, `<<'EOF'`, nor a file's `< script.py`)
     if form == "-" && !e.line().is_some_and(|l| l.contains("<<") && !l.contains("<<'") && !l.contains("<<\"")) {

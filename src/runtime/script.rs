@@ -211,8 +211,9 @@ fn makes_trigger(statement: &str) -> bool {
 /// script per imported tool call, a Codex patch's hook once per edit). A
 /// process that runs its script once ends, which drops the script's temp
 /// tables; here the second run would find them. So from the second run
-/// on, `CREATE TEMP TABLE t AS <query>` runs as `DELETE FROM temp.t` and `INSERT INTO temp.t <query>`,
-/// and `CREATE TEMP TABLE t (<columns>)` as `DELETE FROM temp.t`:
+/// on, `CREATE TEMP TABLE t AS <query>` runs as `DELETE FROM temp.t` and
+/// `INSERT INTO temp.t <query>`, and `CREATE TEMP TABLE t (<columns>)` as
+/// `DELETE FROM temp.t`:
 /// the same rows, no schema change, and every statement stays prepared
 /// (compiling the statements was most of a run's time). Two scripts on one
 /// connection may both stage a `temp.payload`: each script's temp tables
@@ -258,7 +259,8 @@ impl Repeated {
                 .filter_map(|s| temp_table_made(s).map(|(table, _)| table.to_owned()))
                 .collect();
             for piece in &mut pieces {
-                // the table a statement makes, named where it stands
+                // the table a statement makes, named where it stands (the
+                // name is a slice of the statement: its offset is in it)
                 if let Some((name, _)) = temp_table_made(piece) {
                     let at = name.as_ptr() as usize - piece.as_ptr() as usize;
                     let end = at + name.len();
