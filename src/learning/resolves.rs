@@ -1087,7 +1087,8 @@ fn time_limit_hit(e: &Step) -> Option<i64> {
     let seconds = seconds.strip_suffix('s')?;
     let minutes: i64 = minutes.parse().ok()?;
     let seconds: f64 = seconds.parse().ok()?;
-    Some(minutes * 60_000 + (seconds * 1000.0) as i64)
+    // (checked: the text is the tool's output, any number may be in it)
+    minutes.checked_mul(60_000)?.checked_add((seconds * 1000.0) as i64)
 }
 
 /// Whether `s` was given more time than `e` had (`limit`, the one its
@@ -2486,6 +2487,8 @@ mod tests {
         shorter.timeout = Some(900_000);
         assert!(more_time(&ten, &shorter, 600_000));
         assert_eq!(time_limit_hit(&timed_out("x")), Some(120_000));
+        let huge = error(1, "Bash", "x", "Exit code 143\nCommand timed out after 9223372036854775807m 0s");
+        assert_eq!(time_limit_hit(&huge), None);
         // a command's own timeout is that command's error, not the shell's
         let own = error(1, "Bash", poll, "Exit code 1\nCommand timed out after 30000 milliseconds: git fetch origin");
         assert!(resolutions(&[own, background(&retried)], None, |_| true).is_empty());
