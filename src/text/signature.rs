@@ -176,7 +176,7 @@ pub fn signature(text: &str) -> Signature {
 }
 
 fn compute(text: &str) -> Signature {
-    let failed = text.trim_start().lines().next().is_some_and(|l| EXIT_CODE.is_match(l.trim_end_matches('\r')));
+    let failed = text.trim_start().lines().next().is_some_and(|l| is_exit_code(l.trim_end_matches('\r')));
     // Colours and cursor moves (ANSI escapes) are not part of a message, nor
     // what a wrapper printed around it.
     let plain = own_output(text);
@@ -186,7 +186,7 @@ fn compute(text: &str) -> Signature {
         .filter(|l| !l.trim().is_empty())
         .collect();
     let lines = match lines.first() {
-        Some(first) if EXIT_CODE.is_match(first) => &lines[1..],
+        Some(first) if is_exit_code(first) => &lines[1..],
         _ => &lines[..],
     };
     // a JSON document over several lines (`curl … | jq`): its error is
@@ -437,7 +437,7 @@ fn own_output_plain(text: &str) -> Cow<'_, str> {
     while first < last && blank(lines[first]) {
         first += 1;
     }
-    if first < last && EXIT_CODE.is_match(lines[first]) {
+    if first < last && is_exit_code(lines[first]) {
         first += 1;
     }
     let exit_line_only = first;
@@ -698,6 +698,14 @@ fn starts_with_any(text: &str, literals: &[&str]) -> bool {
     literals.iter().any(|l| text.starts_with(l))
 }
 
+/// Whether a line is Claude Code's `Exit code N` (N may be negative) and
+/// nothing else. (A scanner: the first line of nearly every error asks.)
+fn is_exit_code(line: &str) -> bool {
+    line.strip_prefix("Exit code ")
+        .map(|n| n.strip_prefix('-').unwrap_or(n))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Whether `text` starts as a name does (an ASCII letter or `_`): the
 /// exception rules' test, so that their regexes are compiled only for a
 /// line that may match them.
@@ -727,7 +735,6 @@ rules! {
     ENV_NAME: |v| v.contains('_'), r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$";
 
     // Lines around the headline.
-    EXIT_CODE: |l| l.starts_with("Exit code "), r"^Exit code -?\d+$";
     EXIT_STATUS: |l| l.starts_with("Exit status "), r"^Exit status \d+$";
     /// nx's tally: `✖    1/1 failed`, `✔    0/1 succeeded [0 read from cache]`, `- app:report`.
     NX_TALLY: |l| l.starts_with('✖') || l.starts_with('✔') || l.starts_with("- "),
@@ -780,14 +787,18 @@ rules! {
     MARKDOWNLINT: |l| l.contains("MD"), r"(?:^|\s)(MD\d{3})(?:/[\w-]+)*\s+(.+)$";
     /// Ruff's and flake8's `[path:line:col: ]CODE [*] message`, after a
     /// path of any length (a rule code has digits).
-    RUFF: |l| l.bytes().any(|b| b.is_ascii_digit()), r"^(?:\S+?:\d+:\d+:?\s+)?([A-Z]{1,4}\d{2,4})\s+(\[\*\]\s+)?([A-Z`'].+)$";
+    RUFF: |l| l.as_bytes().windows(2).any(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_digit()),
+        r"^(?:\S+?:\d+:\d+:?\s+)?([A-Z]{1,4}\d{2,4})\s+(\[\*\]\s+)?([A-Z`'].+)$";
     BIOME: |l| l.contains("lint/") || l.contains("assist/"), r"(?:^|\s)((?:lint|assist)/\w+/\w+)\b";
     /// (its rules are lower case: lint-staged's `✖ eslint --fix [FAILED]` is no rule)
     COMMITLINT: |l| l.starts_with('✖'), r"^✖\s+(.+?)\s+\[([a-z][a-z-]*)\]$";
     /// pylint's `app/store.py:17:8: E1101: Instance of 'Store' has no
     /// 'items' member (no-member)`: its letter says how bad (Error, Fatal,
     /// Warning, Convention, Refactor, Information).
-    PYLINT: |l| l.contains(": "), r"^\S+?:\d+:\d+: ([CRWEFI]\d{4}): (.+?)(?: \([\w-]+\))?$";
+    PYLINT: |l| l.as_bytes().windows(8).any(|w| {
+            w.starts_with(b": ") && b"CRWEFI".contains(&w[2]) && w[3..7].iter().all(u8::is_ascii_digit) && w[7] == b':'
+        }),
+        r"^\S+?:\d+:\d+: ([CRWEFI]\d{4}): (.+?)(?: \([\w-]+\))?$";
     /// javac under Maven: `[ERROR] /w/src/main/java/App.java:[42,16] incompatible types: …`.
     MAVEN_COMPILER: |l| l.starts_with("[ERROR] "), r"^\[ERROR\] \S+?\.(?:java|kt|scala|groovy):\[\d+,\d+\] (.+)$";
     /// pnpm's error: `ERR_PNPM_NO_MATCHING_VERSION  No matching version found for zod@^4.9.0`.
@@ -804,7 +815,8 @@ rules! {
         r"^(?:Unused (?:files|dependencies|devDependencies|dev dependencies|exports(?: in namespaces)?|exported (?:types(?: in namespaces)?|enum members|class members))|Unlisted (?:dependencies|binaries|or unresolved dependencies)|Unresolved imports|Duplicate exports|Referenced optional peerDependencies|Exports in used namespace|Exported types in used namespace) \(\d+\)$";
     /// A shell script's own error: `./scripts/package.sh: line 9: VERSION: unbound variable`.
     SHELL_SCRIPT: |l| l.contains(": line "), r"^(\S+\.(?:sh|bash|zsh)): line \d+: (.+)$";
-    ESLINT: |l| l.contains("error") || l.contains("warning"), r"^\s*\d+:\d+\s+(?:error|warning)\s+(.+?)\s{2,}(@?[\w-]+(?:/[\w-]+)*)$";
+    ESLINT: |l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()) && (l.contains("error") || l.contains("warning")),
+        r"^\s*\d+:\d+\s+(?:error|warning)\s+(.+?)\s{2,}(@?[\w-]+(?:/[\w-]+)*)$";
     /// The rule of a linter's headline, as `judge` writes it.
     LINT_HEAD: |h| h.bytes().take(24).any(|b| b.is_ascii_digit()) || h.starts_with("lint/") || h.starts_with("assist/"),
         r"^(MD\d{3}|[A-Z]{1,4}\d{2,4}|(?:lint|assist)/\w+/\w+)(?::|$)";
@@ -830,7 +842,7 @@ rules! {
     LINKER: |l| contains_any(l, &["undefined reference to ", "multiple definition of "]),
         r"(?:^|: )(undefined reference to .+|multiple definition of .+)$";
     GIT: |l| starts_with_any(l, &["fatal: ", "error: "]), r"^(fatal|error): (.+)$";
-    PSQL: |l| contains_any(l, &["ERROR:", "FATAL:", "PANIC:", "error:", "오류:", "エラー:", "FEHLER:"]),
+    PSQL: |l| starts_with_any(l, &["psql: ", "ERROR", "FATAL", "PANIC", "오류", "치명적오류", "エラー", "致命的エラー", "FEHLER"]),
         r"^(?:psql: error|(?:psql: )?(?:ERROR|FATAL|PANIC|오류|치명적오류|エラー|致命的エラー|FEHLER|FATAL)):\s+(.+)$";
     SQLITE: |l| starts_with_any(l, &["Error", "Parse error", "Runtime error"]),
         r"^(?:Error|Parse error|Runtime error)(?: near line \d+)?: (?:in prepare, |stepping, )(.+)$|^(?:Parse error|Runtime error)(?: near line \d+)?: (.+)$";
@@ -847,7 +859,8 @@ rules! {
         r"^E\s+(?:AssertionError: )?assert .+? (==|!=|<=|>=|<|>|not in|in|is not|is) .+$";
     PANIC: |l| l.starts_with("thread '"), r"^thread '[^']*'(?: \(\d+\))? panicked at ";
     TEST_FAIL: |l| starts_with_any(l, &["FAILED ", "AssertionError ["]), r"^(?:FAILED .+? - |AssertionError \[\w+\]: )(.+)$";
-    PROGRAM_MESSAGE: |l| l.contains(": "), r"^([\w.+-]+): (.+)$";
+    PROGRAM_MESSAGE: |l| l.find(": ").is_some_and(|at| at > 0 && l[..at].bytes().all(|b| b.is_ascii_alphanumeric() || b"_.+-".contains(&b))),
+        r"^([\w.+-]+): (.+)$";
 
     /// The shell itself reporting: `(eval):1: bad substitution`,
     /// `zsh:12: parse error near …` (its line number is not what failed).
@@ -873,11 +886,18 @@ rules! {
     /// klog's prefix (Kubernetes' programs: kubectl, kubelet): `E0601
     /// 10:22:31.004512   41822 memcache.go:265] ` (severity, date, time,
     /// thread, source) before the message.
-    KLOG_PREFIX: |l| l.contains("] "), r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] ";
+    KLOG_PREFIX: |l| {
+            let b = l.as_bytes();
+            b.len() > 5 && b"IWEF".contains(&b[0]) && b[1..5].iter().all(u8::is_ascii_digit) && l.contains("] ")
+        },
+        r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] ";
     /// BuildKit's prefix of what a build step printed: `#6 0.413 `.
     BUILDKIT_PREFIX: |l| l.starts_with('#'), r"^#\d+ \d+\.\d+ ";
     /// A time of day with its date (ISO 8601, a log's): `2024-06-01T10:22:31.004+02:00`.
-    TIMESTAMP: |h| h.contains(':') && has_digit(h),
+    TIMESTAMP: |h| h.as_bytes().windows(11).any(|w| {
+            let digits = |r: &[u8]| r.iter().all(u8::is_ascii_digit);
+            digits(&w[..4]) && w[4] == b'-' && digits(&w[5..7]) && w[7] == b'-' && digits(&w[8..10]) && b"T ".contains(&w[10])
+        }),
         r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?";
     /// A git commit's hash, an object's id.
     /// A branch or ref named in git's messages.
@@ -887,13 +907,14 @@ rules! {
     TYPE_OBJECT: |h| h.contains("' object"), r"'([A-Za-z_][\w.]*)' object\b";
 
     // Boilerplate lines of other shapes than a fixed start (BOILERPLATE).
-    PY_FRAME: |l| l.starts_with("File "), r"^File .*, line \d+";
+    PY_FRAME: |l| l.starts_with("File ") && l.contains(", line "), r"^File .*, line \d+";
     NPM_LOG_DETAIL: |l| l.starts_with("npm "),
         r"^npm (?:ERR!|error) (?:code|syscall|path|errno|enoent This is related|enoent$|A complete log|Log files|$|\s*$|\d{3}\s*$|\d{3} {2}|\d{3} Note|\d{3} tarball|To see a list|Did you mean|  npm |\s{2})";
     MAKE_RECIPE_FAILED: |l| l.starts_with("make"), r"^make(?:\[\d+\])?: \*\*\* \[.*\] (?:Error|Fehler|오류|エラー) \d+";
     TAR_GIVES_UP: |l| l.starts_with("tar"), r"^tar(?: \(child\))?: (?:Error is not recoverable|Exiting with failure status)";
     TRY_HELP: |l| l.starts_with("Try '"), r"^Try '.*--help' for more information";
-    ERROR_COUNT: |l| l.starts_with(|c: char| c.is_ascii_digit()), r"^\d+ errors?$";
+    ERROR_COUNT: |l| l.starts_with(|c: char| c.is_ascii_digit()) && (l.ends_with(" error") || l.ends_with(" errors")),
+        r"^\d+ errors?$";
     FOUND_ERRORS: |l| l.starts_with("Found "), r"^Found \d+ errors?";
     NODE_PROCESS_WARNING: |l| l.starts_with("(node:"), r"^\(node:\d+\) ";
     SQL_LINE: |l| l.starts_with("LINE "), r"^LINE \d+:";
@@ -917,7 +938,9 @@ rules! {
     // What `mask` finds in the headline.
     CHILD: |h| h.contains(" (child): "), r"^([\w.-]+) \(child\): ";
     /// Where in a script the shell was is not what went wrong.
-    SHELL_LINE: |h| has_digit(h) && h.contains(": "),
+    SHELL_LINE: |h| h.match_indices(": ").any(|(at, _)| {
+            h[..at].ends_with(|c: char| c.is_ascii_digit() || c == '번' || c == '行')
+        }),
         r"(?:(?:line|行|줄|Zeile|ligne|línea|riga|строка) \d+|행 \d+번|\d+ 行): ";
     /// Hints that some versions add: `missing separator (did you mean TAB …?)`.
     HINT: |h| h.contains("id you mean"), r"\s*\((?:did you mean|Did you mean)[^)]*\)|\.? Did you mean:? .*$";
@@ -926,7 +949,9 @@ rules! {
     CURL_CODE: |h| h.starts_with("curl: ("), r"^curl: \((\d+)\)";
     EXCEPTION_HEAD: |h| starts_a_name(h) && contains_any(h, EXCEPTION_ENDINGS),
         r"^((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Iteration))\b";
-    PROGRAM: |h| h.contains(": "), r"^([a-z][a-z0-9_.+-]*): ";
+    PROGRAM: |h| h.starts_with(|c: char| c.is_ascii_lowercase())
+        && h.find(": ").is_some_and(|at| h[..at].bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_.+-".contains(&b))),
+        r"^([a-z][a-z0-9_.+-]*): ";
     /// The system refusing an operation on a path that a program relays
     /// (`mkdir: x/y: Operation not permitted`, `cp: cannot create regular
     /// file 'x/y': Read-only file system`): see `mask`. A path, whole after
@@ -2303,12 +2328,15 @@ mod tests {
                 "does not exist; does not exists; Does Not Match; does  not match; doesn't; does not accepted",
                 "can't x; cant; Couldn't; could  not; don't know how to; don't know how; no matches found.",
                 "é error; erroré; ошибка error; _fatal; fatal_; 9fatal; fatal9; -fatal-; timed out; TIMED OUT",
+                "Exit code 1", "Exit code -1", "Exit code ", "Exit code -", "Exit code 12x", "Exit code 1\n", " Exit code 1",
             ]
             .map(str::to_string),
         );
         let failure_words = Regex::new(FAILURE_WORDS_REGEX).unwrap();
+        let exit_code = Regex::new(r"^Exit code -?\d+$").unwrap();
         for line in texts.iter().flat_map(|t| std::iter::once(t.as_str()).chain(t.lines())) {
             assert_eq!(says_something_failed(line), failure_words.is_match(&line.to_ascii_lowercase()), "{line:?}");
+            assert_eq!(is_exit_code(line), exit_code.is_match(line), "{line:?}");
         }
         let config = proptest::prelude::ProptestConfig::with_cases(5000);
         const PIECES: &str = "(Error|errors|exceed|ed|s|abort|not a|does not|Does Not|exist|command|can't|could|not| |  |x|-|_|'|é|9|\\.){0,10}";
