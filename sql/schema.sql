@@ -493,6 +493,14 @@ SELECT id, CASE origin WHEN 'team' THEN project ELSE project_identity(project) E
 FROM fixes
 WHERE (SELECT user_version FROM pragma_user_version) < 18 AND coalesce(project, '') <> '';
 
+-- Version 22: a database that never joined a team's hub keeps none of the
+-- hub's own tables (hub_state, hub_sent, team_fixes, team_counts,
+-- hub_withdrawn, hub_removed_members, hub_refused): errkb drops them after
+-- an upgrade while all are empty, and `errkb hub` makes them again from
+-- the statements above when it is used (every process reads the whole
+-- schema when it opens the file). The sqlite3 shell's `.read` of this file
+-- keeps them.
+
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 21;
+PRAGMA user_version = 22;

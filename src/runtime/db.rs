@@ -258,9 +258,72 @@ fn upgrade_schema(conn: &Connection) -> Result<()> {
     let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
     if version(&tx)? < schema_version() {
         script::run(&tx, SCHEMA_SQL, &Params::default(), &mut std::io::sink())?;
+        drop_unused_hub_tables(&tx)?;
     }
     tx.commit()?;
     Ok(())
+}
+
+/// The tables only a team's hub uses: what this replica is to the hub and
+/// sent it, and what the members sent (team_standing, which the one rule
+/// reads, and retracted_fixes, which `errkb forget` writes, are not among
+/// them).
+const HUB_TABLES: &[&str] = &[
+    "hub_state",
+    "hub_sent",
+    "team_fixes",
+    "team_counts",
+    "hub_withdrawn",
+    "hub_removed_members",
+    "hub_refused",
+];
+
+/// A database that never joined a hub keeps none of HUB_TABLES: every
+/// process reads the whole schema when it opens the file, and these seven
+/// tables were a twentieth of that (3 % of a failure hook's instructions).
+/// The schema script makes them (its older steps move data into them), and
+/// the upgrade then drops them again when all are empty; `errkb hub` makes
+/// them back before it uses them (`ensure_hub_tables`).
+fn drop_unused_hub_tables(conn: &Connection) -> Result<()> {
+    for table in HUB_TABLES {
+        let exists: bool = conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE type = 'table' AND name = ?1)",
+            [table],
+            |r| r.get(0),
+        )?;
+        // (the names are HUB_TABLES', never input)
+        if exists && conn.query_row(&format!("SELECT EXISTS (SELECT 1 FROM main.{table})"), [], |r| r.get(0))? {
+            return Ok(());
+        }
+    }
+    for table in HUB_TABLES {
+        conn.execute_batch(&format!("DROP TABLE IF EXISTS main.{table}"))?;
+    }
+    Ok(())
+}
+
+/// Make the hub's tables (HUB_TABLES and their index) where they are not:
+/// the statements of the schema that make them, so that they are written
+/// in one place.
+pub fn ensure_hub_tables(conn: &Connection) -> Result<()> {
+    for statement in script::statements(SCHEMA_SQL).iter().filter(|s| makes_a_hub_table(s)) {
+        conn.execute_batch(statement)
+            .with_context(|| format!("cannot make the hub's tables: {statement}"))?;
+    }
+    Ok(())
+}
+
+/// Whether a statement of the schema is `CREATE TABLE IF NOT EXISTS t …` or
+/// `CREATE INDEX IF NOT EXISTS i ON t(…)` for a table t of HUB_TABLES.
+fn makes_a_hub_table(statement: &str) -> bool {
+    let words: Vec<&str> = statement.split_ascii_whitespace().take(8).collect();
+    let name = |word: &str| word.split('(').next().unwrap_or_default().to_owned();
+    let table = match words.as_slice() {
+        ["CREATE", "TABLE", "IF", "NOT", "EXISTS", table, ..] => name(table),
+        ["CREATE", "INDEX", "IF", "NOT", "EXISTS", _, "ON", table, ..] => name(table),
+        _ => return false,
+    };
+    HUB_TABLES.contains(&table.as_str())
 }
 
 #[cfg(test)]
@@ -268,6 +331,45 @@ mod tests {
     #[test]
     fn the_schema_version_is_read_from_the_schema() {
         assert!(super::schema_version() >= 5);
+    }
+
+    /// A new database has none of the hub's tables; `ensure_hub_tables`
+    /// makes every one and its index from the schema's own statements, and
+    /// an upgrade keeps them once one holds a row.
+    #[test]
+    fn the_hubs_tables_exist_where_a_hub_was_joined() {
+        let path = std::env::temp_dir().join(format!("errkb-hub-tables-{}.db", std::process::id()));
+        let tables = |conn: &rusqlite::Connection| -> Vec<String> {
+            let mut stmt = conn.prepare("SELECT name FROM sqlite_schema ORDER BY name").unwrap();
+            stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+        };
+        let conn = super::open(&path, super::Access::ReadWrite).unwrap();
+        let made = tables(&conn);
+        assert!(made.iter().any(|t| t == "team_standing") && made.iter().any(|t| t == "retracted_fixes"));
+        for table in super::HUB_TABLES {
+            assert!(!made.contains(&table.to_string()), "{table} in a new database");
+        }
+        super::ensure_hub_tables(&conn).unwrap();
+        super::ensure_hub_tables(&conn).unwrap(); // a second time changes nothing
+        let made = tables(&conn);
+        for name in super::HUB_TABLES.iter().chain(&["idx_team_fixes_hub_uid"]) {
+            assert!(made.contains(&name.to_string()), "{name} not made: {made:?}");
+        }
+        // an upgrade drops them while all are empty, keeps them once one holds a row
+        let behind = format!("PRAGMA user_version = {}", super::schema_version() - 1);
+        conn.execute_batch(&format!("INSERT INTO hub_refused (ts, reason) VALUES ('t', 'r'); {behind}"))
+            .unwrap();
+        drop(conn);
+        let conn = super::open(&path, super::Access::ReadWrite).unwrap();
+        assert!(tables(&conn).contains(&"hub_state".to_string()));
+        conn.execute_batch(&format!("DELETE FROM hub_refused; {behind}")).unwrap();
+        drop(conn);
+        let conn = super::open(&path, super::Access::ReadWrite).unwrap();
+        assert!(!tables(&conn).contains(&"hub_state".to_string()));
+        drop(conn);
+        for end in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{end}", path.display()));
+        }
     }
 
     /// Each group of TEMP objects makes the objects it is named by, and

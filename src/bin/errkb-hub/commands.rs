@@ -162,6 +162,14 @@ pub fn init(url: &str, out: &mut impl Write) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The knowledge base with the hub's own tables, which a database that
+/// never joined a hub does not keep (see `db::ensure_hub_tables`).
+fn open_knowledge_base(db_path: &Path) -> Result<db::Database> {
+    let conn = db::open(db_path, db::Access::ReadWrite)?;
+    db::ensure_hub_tables(&conn)?;
+    Ok(conn)
+}
+
 /// `errkb hub join URL`: follow the hub from now on, and sync once.
 pub fn join(db_path: &Path, url: &str, out: &mut impl Write) -> Result<ExitCode> {
     let info = Conninfo::parse(&url_argument(url)?)?;
@@ -177,7 +185,7 @@ pub fn join(db_path: &Path, url: &str, out: &mut impl Write) -> Result<ExitCode>
     entry.insert("url".into(), json!(info.display));
     config.insert("hub".into(), Value::Object(entry.clone()));
     config_file::write(&config)?;
-    let conn = db::open(db_path, db::Access::ReadWrite)?;
+    let conn = open_knowledge_base(db_path)?;
     let state = State::join(&conn, &info.display)?;
     let report = sync::sync(&conn, &mut hub, &state, &Selection::from_config(&Value::Object(entry)));
     let report = match report {
@@ -226,7 +234,7 @@ pub fn status(db_path: &Path, out: &mut impl Write) -> Result<ExitCode> {
         writeln!(out, "not joined to a hub (errkb hub join URL)")?;
         return Ok(ExitCode::SUCCESS);
     };
-    let conn = db::open(db_path, db::Access::ReadWrite)?;
+    let conn = open_knowledge_base(db_path)?;
     let state = State::load(&conn)?;
     let reachable = Hub::connect(&info).and_then(|mut hub| {
         let version = sync::check_hub_schema(&mut hub)?;
@@ -347,7 +355,7 @@ pub fn run_sync(db_path: &Path, if_due: bool, out: &mut impl Write) -> Result<Ex
     let Some(_lock) = sync_lock(db_path, if if_due { Wait::No } else { Wait::Yes })? else {
         return Ok(ExitCode::SUCCESS);
     };
-    let conn = db::open(db_path, db::Access::ReadWrite)?;
+    let conn = open_knowledge_base(db_path)?;
     let state = State::join(&conn, &info.display)?;
     if if_due && !state.due() {
         return Ok(ExitCode::SUCCESS);
@@ -376,7 +384,7 @@ pub fn run_sync(db_path: &Path, if_due: bool, out: &mut impl Write) -> Result<Ex
 /// received again), and withdraw this member's copy from the hub at the
 /// next sync.
 pub fn forget(db_path: &Path, fix: &str, out: &mut impl Write) -> Result<ExitCode> {
-    let conn = db::open(db_path, db::Access::ReadWrite)?;
+    let conn = open_knowledge_base(db_path)?;
     let uid = sync::forget(&conn, fix)?;
     drop(conn);
     writeln!(out, "forgot fix {uid}: it is never advised again here")?;
@@ -399,7 +407,7 @@ pub fn forget(db_path: &Path, fix: &str, out: &mut impl Write) -> Result<ExitCod
 /// else's uid cannot make the owner retract the other's fix.
 pub fn retract(db_path: &Path, fix: &str, url: Option<&str>, out: &mut impl Write) -> Result<ExitCode> {
     let info = owner_url(url)?;
-    let (everyone, copies) = match db::open(db_path, db::Access::ReadWrite)
+    let (everyone, copies) = match open_knowledge_base(db_path)
         .ok()
         .and_then(|conn| sync::fix_copies(&conn, fix).ok())
     {
