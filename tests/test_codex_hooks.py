@@ -378,3 +378,57 @@ def test_learn_reads_every_codex_version_beside_claude_code(tmp_path):
         assert f"/Users/{name}" not in text and f"/home/{name}" not in text and f"Users\\\\{name}" not in text, name
     again = runner("learn", env=env, check=True).stdout
     assert f"{len(files) + 1} unchanged since the last import" in again and "0 fixes learned" in again
+
+
+def test_a_command_out_of_time_is_learned_alike_by_the_hooks_and_by_learn(session, tmp_path):
+    """Codex's older shells (`shell_command`) stop a command at the call's
+    `timeout_ms` and say so first in its output; the same command run
+    again with a longer `timeout_ms` is its fix. The hook reads the time
+    limit from the call's own record in the rollout's tail, errkb learn
+    from the call's arguments: both learn the same fix, with the longer
+    timeout in it."""
+    project = session["project"]
+    session["rollout"].write_text(json.dumps({"timestamp": "t", "type": "session_meta",
+                                              "payload": {"id": "sess-1", "cwd": str(project)}}) + "\n")
+
+    def call_record(call_id, timeout_ms):
+        arguments = {"command": "cargo test --test startup", "workdir": str(project)}
+        if timeout_ms:
+            arguments["timeout_ms"] = timeout_ms
+        return json.dumps({"timestamp": "t", "type": "response_item", "payload": {
+            "type": "function_call", "name": "shell_command", "arguments": json.dumps(arguments),
+            "call_id": call_id}}) + "\n"
+
+    def output_record(call_id, code, output):
+        return json.dumps({"timestamp": "t", "type": "response_item", "payload": {
+            "type": "function_call_output", "call_id": call_id,
+            "output": f"Exit code: {code}\nWall time: 10 seconds\nOutput:\n{output}"}}) + "\n"
+
+    stopped = "command timed out after 10031 milliseconds\n   Compiling serde v1.0.1\n"
+    for call_id, timeout_ms, code, output in [("t_1", None, 124, stopped), ("t_2", None, 124, stopped),
+                                              ("t_3", 120_000, 0, "test result: ok. 3 passed; 0 failed\n")]:
+        with open(session["rollout"], "a") as f:
+            f.write(call_record(call_id, timeout_ms) + rollout_line(call_id, code, project))
+        hook(session, "PostToolUse", session["payload"](
+            "PostToolUse", tool_name="Bash", tool_input={"command": "cargo test --test startup"},
+            tool_response=output, tool_use_id=call_id))
+        with open(session["rollout"], "a") as f:
+            f.write(output_record(call_id, code, output))
+    learned_home = tmp_path / "learned"
+    copy = learned_home / ".codex" / "sessions" / "2026" / "01" / "10" / "rollout-2026-01-10T14-27-32-sess.jsonl"
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(session["rollout"].read_bytes())
+    runner("learn", env={"HOME": str(learned_home), "PATH": "/usr/bin:/bin"}, check=True)
+
+    def learned(home):
+        with connection(home / ".reflexion" / "data" / "reflexion.db") as conn:
+            ids = dict(conn.execute("SELECT id, data ->> '$.toolUseId' FROM events").fetchall())
+            return sorted((ids[e], ids[s], json.loads(r).get("changed"), w) for e, s, r, w in conn.execute(
+                "SELECT l.event_id, l.success_event_id, f.resolution, f.weak FROM learned_errors AS l "
+                "JOIN fixes AS f ON f.id = l.fix_id").fetchall())
+    by_hooks = learned(session["home"])
+    assert by_hooks == learned(learned_home)
+    # each stop (the second at the default time again) resolved by the run
+    # with more time, which is the fix, not a plain retry
+    assert by_hooks == [("t_1", "t_3", ["timeout 120000 ms"], 0), ("t_2", "t_3", ["timeout 120000 ms"], 0)], by_hooks
+    assert log_of(session) == ""

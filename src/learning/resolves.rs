@@ -169,6 +169,9 @@ pub struct StepData {
     pub sandbox_off: bool,
     pub background: bool,
     pub timeout: Option<i64>,
+    /// A step of Codex's (its event's `agent`): its shell words a line
+    /// that ran out of time in its own way.
+    pub codex: bool,
     /// An error whose output does not say what went wrong (only `Exit code
     /// 1`, a task runner's "task failed"): nothing to learn a fix for.
     pub unidentified: bool,
@@ -229,6 +232,8 @@ struct EventData<'a> {
     read_nothing: Option<&'a RawValue>,
     #[serde(borrow)]
     agent_id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    agent: Option<&'a RawValue>,
     #[serde(borrow)]
     meta: Option<&'a RawValue>,
 }
@@ -323,6 +328,7 @@ impl Step {
             timeout: field(meta.timeout)
                 .or_else(|| field(top.timeout))
                 .and_then(|t| t.parse().ok()),
+            codex: field(top.agent).is_some_and(|a| a == "codex"),
             unidentified: field(top.identified).is_some_and(|v| v == "false" || v == "0"),
             edit: meta
                 .edit
@@ -1079,10 +1085,22 @@ fn relation<'p>(
 /// when it did: Claude Code's "Command timed out after 2m 0s" (its own
 /// words, first in the output; a command's own timeout, `execa`'s
 /// "Command timed out after 30000 milliseconds: git fetch", is that
-/// command's error). The whole line ran out of time, not one command.
+/// command's error). Codex's shell (`shell`, `shell_command`) says
+/// "command timed out after 10031 milliseconds", the time the line ran,
+/// first too, after the header of an output it cut ("Total output lines:
+/// 934"); only a Codex step is read for it. The whole line ran out of
+/// time, not one command.
 fn time_limit_hit(e: &Step) -> Option<i64> {
     let raw = e.error_raw.as_deref().unwrap_or("");
-    let line = raw.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with("Exit code"))?;
+    let codex_header = |l: &str| e.codex && (l.starts_with("Total output lines: ") || l.starts_with("Warning: truncated"));
+    let line = raw
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("Exit code") && !codex_header(l))?;
+    if e.codex {
+        let ms = line.strip_prefix("command timed out after ")?.strip_suffix(" milliseconds")?;
+        return ms.bytes().all(|b| b.is_ascii_digit()).then(|| ms.parse().ok()).flatten();
+    }
     let (minutes, seconds) = line.strip_prefix("Command timed out after ")?.split_once("m ")?;
     let seconds = seconds.strip_suffix('s')?;
     let minutes: i64 = minutes.parse().ok()?;
@@ -2070,6 +2088,7 @@ mod tests {
             timeout: text(&["meta", "timeout"])
                 .or_else(|| text(&["timeout"]))
                 .and_then(|t| t.parse().ok()),
+            codex: text(&["agent"]).is_some_and(|a| a == "codex"),
             unidentified: text(&["identified"]).is_some_and(|v| v == "false" || v == "0"),
             edit: data
                 .get("meta")
@@ -2492,6 +2511,30 @@ mod tests {
         // a command's own timeout is that command's error, not the shell's
         let own = error(1, "Bash", poll, "Exit code 1\nCommand timed out after 30000 milliseconds: git fetch origin");
         assert!(resolutions(&[own, background(&retried)], None, |_| true).is_empty());
+        // Codex's shell: the time the line ran, after the header of a cut
+        // output; run again with a longer timeout_ms
+        let codex = |mut s: Step| {
+            s.codex = true;
+            s
+        };
+        let cut = "Exit code 124\nTotal output lines: 934\n\ncommand timed out after 10031 milliseconds\n   Compiling x";
+        let stopped = || codex(error(1, "Bash", "cargo test --test embedded", cut));
+        assert_eq!(time_limit_hit(&stopped()), Some(10_031));
+        let mut again = codex(bash(2, "cargo test --test embedded"));
+        again.timeout = Some(120_000);
+        let found = resolutions(&[stopped(), again.clone()], None, |_| true);
+        assert_eq!(found[0].changed, r#"["timeout 120000 ms"]"#);
+        assert!(!found[0].weak);
+        // its default again (no timeout of its own) changed nothing: a
+        // plain retry, weak; and these words are Codex's shell's only
+        let plain = resolutions(&[stopped(), codex(bash(2, "cargo test --test embedded"))], None, |_| true);
+        assert!(plain[0].weak && plain[0].changed == "[]", "{:?}", plain[0].changed);
+        let mut not_codex = stopped();
+        not_codex.codex = false;
+        assert_eq!(time_limit_hit(&not_codex), None);
+        // nor a program's own line in other words
+        let said = codex(error(1, "Bash", "cargo test", "Exit code 124\ncommand timed out after 10 s"));
+        assert_eq!(time_limit_hit(&said), None);
     }
 
     #[test]

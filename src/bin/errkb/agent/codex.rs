@@ -204,7 +204,11 @@ fn shell(fields: &Fields) -> (Vec<Run>, Option<String>) {
         return (Vec::new(), None);
     }
     let command = command_in(fields, &end);
-    let input = json!({ "command": command });
+    // (its own time limit, as errkb learn reads it: see time_limit)
+    let input = match end.timeout {
+        Some(timeout) => json!({ "command": command, "timeout": timeout }),
+        None => json!({ "command": command }),
+    };
     let output = match fields.get("tool_response") {
         Some(raw) if raw.get().starts_with('"') => serde_json::from_str::<String>(raw.get()).unwrap_or_default(),
         Some(raw) => raw.get().to_owned(),

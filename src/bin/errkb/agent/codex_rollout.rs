@@ -27,6 +27,9 @@ pub struct ShellEnd {
     pub status: Option<String>,
     /// The folder the command ran in (the model's `workdir`), a path.
     pub cwd: Option<String>,
+    /// The call's own time limit (`timeout_ms`, see `time_limit`), from
+    /// its call record when that is in the part of the file read.
+    pub timeout: Option<i64>,
 }
 
 impl ShellEnd {
@@ -97,11 +100,58 @@ fn find_end(buffer: &[u8], from_start: bool, needle: &[u8], call_id: &str) -> (O
     if !from_start {
         lines.next();
     }
-    let found = lines
-        .rev()
-        .filter(|line| memchr::memmem::find(line, needle).is_some())
-        .find_map(|line| end_record(line, call_id));
+    // newest first: the end, then (older) the call's own record
+    let mut naming = lines.rev().filter(|line| memchr::memmem::find(line, needle).is_some());
+    let found = naming.by_ref().find_map(|line| end_record(line, call_id)).map(|mut end| {
+        end.timeout = naming.find_map(|line| call_record(line, call_id)).flatten();
+        end
+    });
     (found, !from_start)
+}
+
+/// The time limit a shell call gave itself, in milliseconds: `timeout_ms`
+/// of `shell`, `shell_command` and `local_shell`'s action (the shell's
+/// default otherwise; `exec_command` runs until the command ends).
+pub fn time_limit(arguments: &serde_json::Value) -> Option<i64> {
+    arguments.get("timeout_ms").and_then(serde_json::Value::as_i64).filter(|t| *t > 0)
+}
+
+/// When `line` is the record of the call `call_id` itself (its
+/// arguments): Some(its time limit).
+fn call_record(line: &[u8], call_id: &str) -> Option<Option<i64>> {
+    #[derive(Deserialize)]
+    struct CallLine<'a> {
+        #[serde(rename = "type", borrow, default)]
+        kind: Option<Cow<'a, str>>,
+        #[serde(borrow, default)]
+        payload: Option<CallPayload<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct CallPayload<'a> {
+        #[serde(rename = "type", borrow, default)]
+        kind: Option<Cow<'a, str>>,
+        #[serde(borrow, default)]
+        call_id: Option<Cow<'a, str>>,
+        /// a function call's arguments: a JSON text in a string
+        #[serde(borrow, default)]
+        arguments: Option<Cow<'a, str>>,
+        /// a local shell call's action: an object
+        #[serde(default)]
+        action: Option<serde_json::Value>,
+    }
+    let record: CallLine = serde_json::from_slice(line).ok()?;
+    let payload = record.payload.filter(|_| record.kind.as_deref() == Some("response_item"))?;
+    if !matches!(payload.kind.as_deref(), Some("function_call" | "local_shell_call"))
+        || payload.call_id.as_deref() != Some(call_id)
+    {
+        return None;
+    }
+    let arguments = match (payload.arguments, payload.action) {
+        (Some(text), _) => serde_json::from_str(&text).unwrap_or(serde_json::Value::Null),
+        (None, Some(action)) => action,
+        _ => serde_json::Value::Null,
+    };
+    Some(time_limit(&arguments))
 }
 
 #[derive(Deserialize)]
@@ -159,6 +209,7 @@ pub fn end_record(line: &[u8], call_id: &str) -> Option<ShellEnd> {
                     exit_code: item.exit_code,
                     status: item.status.map(Cow::into_owned),
                     cwd: item.cwd.as_deref().and_then(file_url_path),
+                    timeout: None,
                 }
             })
         }
@@ -166,6 +217,7 @@ pub fn end_record(line: &[u8], call_id: &str) -> Option<ShellEnd> {
             exit_code: payload.exit_code,
             status: None,
             cwd: payload.cwd.map(Cow::into_owned),
+            timeout: None,
         }),
         _ => None,
     }
@@ -444,6 +496,11 @@ mod tests {
         text.push_str(
             &"{\"type\":\"event_msg\",\"payload\":{\"type\":\"token_count\",\"note\":\"s_1\"}}\n".repeat(2000),
         );
+        // a call that gave itself a time limit (its record before its end)
+        text.push_str(
+            "{\"type\":\"response_item\",\"payload\":{\"type\":\"function_call\",\"name\":\"shell_command\",\
+             \"arguments\":\"{\\\"command\\\":\\\"cargo test\\\",\\\"timeout_ms\\\":120000}\",\"call_id\":\"s_2\"}}\n",
+        );
         text.push_str(&end("s_2", 0));
         std::fs::write(&path, &text).unwrap();
         let s1 = shell_end(&path, "s_1").unwrap().unwrap();
@@ -451,7 +508,9 @@ mod tests {
             (s1.exit_code, s1.failed(), s1.cwd.as_deref()),
             (Some(1), true, Some("/w/my app"))
         );
-        assert!(!shell_end(&path, "s_2").unwrap().unwrap().failed());
+        let s2 = shell_end(&path, "s_2").unwrap().unwrap();
+        assert!(!s2.failed());
+        assert_eq!((s1.timeout, s2.timeout), (None, Some(120_000)));
         assert_eq!(shell_end(&path, "s_3").unwrap(), None);
         // not a regular file: refused, never read
         assert!(shell_end(Path::new("/dev/zero"), "s_1").is_err());

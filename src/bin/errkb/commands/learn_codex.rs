@@ -89,11 +89,13 @@ struct Pending {
 }
 
 enum CallKind {
-    /// A shell command, in this folder, escalated or not.
+    /// A shell command, in this folder, escalated or not, with its own
+    /// time limit (`timeout_ms`) or the shell's.
     Shell {
         command: String,
         workdir: Option<String>,
         escalated: bool,
+        timeout: Option<i64>,
     },
     /// A patch (apply_patch in any of its forms).
     Patch(String),
@@ -109,6 +111,7 @@ struct Running {
     command: String,
     workdir: Option<String>,
     escalated: bool,
+    timeout: Option<i64>,
 }
 
 /// What reading a rollout keeps between lines.
@@ -280,7 +283,7 @@ impl Rollout {
                 &id,
                 &running.command,
                 end.cwd.or(running.workdir),
-                running.escalated,
+                (running.escalated, running.timeout),
                 outcome,
             ));
         }
@@ -362,6 +365,7 @@ impl Rollout {
                 command,
                 workdir,
                 escalated,
+                timeout,
             } => {
                 let end = self.ends.remove(&call_id);
                 let outcome = match (&end, verdict) {
@@ -373,6 +377,7 @@ impl Rollout {
                                 command,
                                 workdir,
                                 escalated,
+                                timeout,
                             },
                         );
                         return Vec::new();
@@ -385,7 +390,7 @@ impl Rollout {
                     },
                 };
                 let workdir = end.and_then(|e| e.cwd).or(workdir);
-                vec![self.shell_call(&call_id, &command, workdir, escalated, outcome)]
+                vec![self.shell_call(&call_id, &command, workdir, (escalated, timeout), outcome)]
             }
             CallKind::Poll(session) => {
                 let Verdict::Exit(code, body) = verdict else {
@@ -397,7 +402,13 @@ impl Rollout {
                 };
                 let outcome = shell_outcome(code, code.is_some_and(|c| c != 0), body);
                 // the poll that saw it end is the call (its id: what labels name)
-                vec![self.shell_call(&call_id, &running.command, running.workdir, running.escalated, outcome)]
+                vec![self.shell_call(
+                    &call_id,
+                    &running.command,
+                    running.workdir,
+                    (running.escalated, running.timeout),
+                    outcome,
+                )]
             }
             CallKind::Patch(patch) => {
                 let applied = matches!(verdict, Verdict::Exit(code, _) if code.unwrap_or(0) == 0);
@@ -431,7 +442,16 @@ impl Rollout {
         }
     }
 
-    fn shell_call(&self, id: &str, command: &str, workdir: Option<String>, escalated: bool, outcome: Outcome) -> Call {
+    /// A shell call as Claude Code's Bash: escalated, the sandbox off; its
+    /// own time limit, Bash's `timeout` (milliseconds).
+    fn shell_call(
+        &self,
+        id: &str,
+        command: &str,
+        workdir: Option<String>,
+        (escalated, timeout): (bool, Option<i64>),
+        outcome: Outcome,
+    ) -> Call {
         let cwd = self.cwd.clone().unwrap_or_default();
         let command = match workdir.as_deref().map(|w| resolve(w, &cwd)) {
             Some(dir) if !dir.is_empty() && dir.trim_end_matches(['/', '\\']) != cwd.trim_end_matches(['/', '\\']) => {
@@ -442,6 +462,9 @@ impl Rollout {
         let mut input = json!({"command": command});
         if escalated {
             input["dangerouslyDisableSandbox"] = json!(true);
+        }
+        if let Some(timeout) = timeout {
+            input["timeout"] = json!(timeout);
         }
         self.make_call(id, "Bash", input, outcome, &None)
     }
@@ -531,6 +554,7 @@ fn call_kind(name: &str, args: Value) -> CallKind {
                 command: script,
                 workdir,
                 escalated,
+                timeout: codex_rollout::time_limit(&args),
             }
         }
         _ => CallKind::Other(serde_json::value::to_raw_value(&args).unwrap_or_else(|_| empty_object())),
