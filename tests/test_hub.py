@@ -459,6 +459,33 @@ def test_forget_withdraws_ones_own_copy_and_the_owners_retraction_removes_a_fix_
     assert denied.returncode != 0 and "only the hub's owner" in denied.stderr
 
 
+def test_a_knowledge_base_that_joined_no_hub_keeps_none_of_the_hubs_tables(tmp_path):
+    """Every process reads the whole schema: a database that never joined a
+    hub has none of the hub's own tables, and errkb forget, which works
+    without a hub (errkb-hub makes them to run its statements), leaves
+    none behind, whether it forgot a fix or found none."""
+    env = {"HOME": str(tmp_path)}
+    runner("record", "--error", "ModuleNotFoundError: No module named 'requests'", "--resolution",
+           "pip install requests", env=env, check=True)
+    db = tmp_path / ".reflexion" / "data" / "reflexion.db"
+    hub_only = ("hub_state", "hub_sent", "team_fixes", "team_counts", "hub_withdrawn", "hub_removed_members",
+                "hub_refused")
+
+    def tables():
+        with connection(db) as conn:
+            return {name for (name,) in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
+    assert not tables() & set(hub_only) and {"team_standing", "retracted_fixes"} <= tables()
+    assert runner("forget", "nosuch", env=env).returncode != 0
+    assert not tables() & set(hub_only)
+    with connection(db) as conn:
+        [(fix_id,)] = conn.execute("SELECT id FROM fixes").fetchall()
+    assert "forgot fix" in runner("forget", str(fix_id), env=env, check=True).stdout
+    assert not tables() & set(hub_only)
+    with connection(db) as conn:
+        assert conn.execute("SELECT count(*) FROM fixes").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM retracted_fixes").fetchone() == (1,)
+
+
 def test_a_fix_that_fails_more_than_it_helps_is_no_longer_advised_here_or_by_the_team(hub, tmp_path):
     a, b = a_fix_shared(hub, tmp_path)
     assert "pip install pyyaml" in b.fail("sb1")  # the team's fix, trusted so far

@@ -302,6 +302,15 @@ fn drop_unused_hub_tables(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
+/// `drop_unused_hub_tables` in a transaction of its own: for a command
+/// that made the hub's tables to work without a hub (`errkb forget`).
+pub fn leave_out_unused_hub_tables(conn: &Connection) -> Result<()> {
+    let tx = conn.unchecked_transaction()?;
+    drop_unused_hub_tables(&tx)?;
+    tx.commit()?;
+    Ok(())
+}
+
 /// Make the hub's tables (HUB_TABLES and their index) where they are not:
 /// the statements of the schema that make them, so that they are written
 /// in one place.

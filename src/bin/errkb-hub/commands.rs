@@ -170,6 +170,15 @@ fn open_knowledge_base(db_path: &Path) -> Result<db::Database> {
     Ok(conn)
 }
 
+/// After a command that works without a hub (forget, retract): the hub's
+/// tables out again when no hub is joined and none holds a row, as an
+/// upgrade leaves them (best effort: they cost time, lose nothing).
+fn leave_out_unless_joined(conn: &db::Database) {
+    if matches!(joined(), Ok(None)) {
+        let _ = db::leave_out_unused_hub_tables(conn);
+    }
+}
+
 /// `errkb hub join URL`: follow the hub from now on, and sync once.
 pub fn join(db_path: &Path, url: &str, out: &mut impl Write) -> Result<ExitCode> {
     let info = Conninfo::parse(&url_argument(url)?)?;
@@ -385,7 +394,9 @@ pub fn run_sync(db_path: &Path, if_due: bool, out: &mut impl Write) -> Result<Ex
 /// next sync.
 pub fn forget(db_path: &Path, fix: &str, out: &mut impl Write) -> Result<ExitCode> {
     let conn = open_knowledge_base(db_path)?;
-    let uid = sync::forget(&conn, fix)?;
+    let forgotten = sync::forget(&conn, fix);
+    leave_out_unless_joined(&conn);
+    let uid = forgotten?;
     drop(conn);
     writeln!(out, "forgot fix {uid}: it is never advised again here")?;
     if joined()?.is_some() {
@@ -407,10 +418,11 @@ pub fn forget(db_path: &Path, fix: &str, out: &mut impl Write) -> Result<ExitCod
 /// else's uid cannot make the owner retract the other's fix.
 pub fn retract(db_path: &Path, fix: &str, url: Option<&str>, out: &mut impl Write) -> Result<ExitCode> {
     let info = owner_url(url)?;
-    let (everyone, copies) = match open_knowledge_base(db_path)
-        .ok()
-        .and_then(|conn| sync::fix_copies(&conn, fix).ok())
-    {
+    let (everyone, copies) = match open_knowledge_base(db_path).ok().and_then(|conn| {
+        let copies = sync::fix_copies(&conn, fix).ok();
+        leave_out_unless_joined(&conn);
+        copies
+    }) {
         Some((uid, copies)) => (uid, copies),
         None if fix.len() == 32 && fix.bytes().all(|b| b.is_ascii_hexdigit()) => (fix.to_ascii_lowercase(), Vec::new()),
         None => bail!("no fix {fix} here (errkb search --json shows a fix's id; a hub uid works too)"),
