@@ -770,7 +770,7 @@ rules! {
     RUBY: |l| l.contains(":in "), r"^\S+?:\d+:in [`'][^']*': (.+) \(([\w:]+)\)$";
     /// ShellCheck's finding, under the line it marks: `^-- SC2086 (info):
     /// Double quote to prevent globbing and word splitting.`
-    SHELLCHECK: |l| l.contains("- SC") || l.contains("^ SC"), r"^\^-*\^?\s+(SC\d{4})(?:\s+\((error|warning|info|style)\))?:\s+(.+)$";
+    SHELLCHECK: |l| l.starts_with('^') && l.contains("SC"), r"^\^-*\^?\s+(SC\d{4})(?:\s+\((error|warning|info|style)\))?:\s+(.+)$";
     /// `dotnet test`'s mark of a failed test: `Failed App.Tests.X.Renders [4 ms]`.
     DOTNET_FAILED: |l| l.starts_with("Failed "), r"^Failed (\S+) \[[\d.]+ (?:ms|s|m)\]$";
     NODE_ERROR: |l| l.starts_with(|c: char| c.is_ascii_uppercase()) && l.contains("Error"), r"^(?:Uncaught )?(Error|[A-Z]\w*Error)(?: \[([A-Z_]+)\])?: (.+)$";
@@ -944,7 +944,9 @@ rules! {
         r"(?:(?:line|行|줄|Zeile|ligne|línea|riga|строка) \d+|행 \d+번|\d+ 行): ";
     /// Hints that some versions add: `missing separator (did you mean TAB …?)`.
     HINT: |h| h.contains("id you mean"), r"\s*\((?:did you mean|Did you mean)[^)]*\)|\.? Did you mean:? .*$";
-    CODE: |h| h.contains("ERR_") || h.contains("GH0") || h.as_bytes().windows(2).any(|w| matches!(w[0], b'E' | b'C' | b'S') && w[1].is_ascii_digit()),
+    CODE: |h| h.contains("ERR_")
+        || h.as_bytes().windows(3).any(|w| w.starts_with(b"GH") && w[2].is_ascii_digit())
+        || h.as_bytes().windows(2).any(|w| matches!(w[0], b'E' | b'C' | b'S') && w[1].is_ascii_digit()),
         r"\b(TS\d{4,5}|E\d{4}|C\d{4}|CS\d{4}|GH\d{3}|ERR_[A-Z0-9_]+)\b";
     CURL_CODE: |h| h.starts_with("curl: ("), r"^curl: \((\d+)\)";
     EXCEPTION_HEAD: |h| starts_a_name(h) && contains_any(h, EXCEPTION_ENDINGS),
@@ -2290,6 +2292,15 @@ mod tests {
             }
         }
         assert!(texts.len() > 2000, "the corpus is there");
+        // forms the corpus lacks (a review's fuzzing found tests that missed them)
+        texts.extend(
+            [
+                "remote: error: GH924: Repository rule violations found",
+                "^--  SC2086 (info): Double quote to prevent globbing and word splitting.",
+                "^\tSC2034 (warning): x appears unused.",
+            ]
+            .map(str::to_string),
+        );
         let mut checked = 0;
         for (name, rule) in ALL_RULES {
             for text in &texts {
