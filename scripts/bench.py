@@ -701,11 +701,12 @@ Budget: a text-only hook at most 2× the floor at p50, and under 10 ms
 (the JavaScript system: about 100 ms each, 2.1 s when its search
 misses); the vector-stage failure hook within the embedding cold-start
 goal (150 ms). Where a hook's time goes (callgrind, the failure hook with
-an exact hit, on a copy of this knowledge base): about 6.4 million
-instructions, three fifths of them SQLite compiling the statements of
-the script and of the search (the learning and advice rules), a sixth
-reading the file's schema when it opens, a twelfth the dynamic loader
-relocating the position-independent runner; the floor is 2.2 million.
+an exact hit, on a copy of this knowledge base): about 6.5 million
+instructions, nearly two thirds of them SQLite compiling the statements
+of the script and of the search (the learning and advice rules), an
+eighth reading the file's schema when it opens, a fourteenth the dynamic
+loader relocating the position-independent runner; the floor is 2.2
+million.
 Instructions are less than half of a hook's time: the rest is the kernel's (starting the process, mapping its
 files, a page fault at the first touch of each page, about 2.5 µs a page
 here). The hooks that store a call also write pages into the write-ahead
