@@ -119,27 +119,7 @@ pub fn time_limit(arguments: &serde_json::Value) -> Option<i64> {
 /// When `line` is the record of the call `call_id` itself (its
 /// arguments): Some(its time limit).
 fn call_record(line: &[u8], call_id: &str) -> Option<Option<i64>> {
-    #[derive(Deserialize)]
-    struct CallLine<'a> {
-        #[serde(rename = "type", borrow, default)]
-        kind: Option<Cow<'a, str>>,
-        #[serde(borrow, default)]
-        payload: Option<CallPayload<'a>>,
-    }
-    #[derive(Deserialize)]
-    struct CallPayload<'a> {
-        #[serde(rename = "type", borrow, default)]
-        kind: Option<Cow<'a, str>>,
-        #[serde(borrow, default)]
-        call_id: Option<Cow<'a, str>>,
-        /// a function call's arguments: a JSON text in a string
-        #[serde(borrow, default)]
-        arguments: Option<Cow<'a, str>>,
-        /// a local shell call's action: an object
-        #[serde(default)]
-        action: Option<serde_json::Value>,
-    }
-    let record: CallLine = serde_json::from_slice(line).ok()?;
+    let record: Record = serde_json::from_slice(line).ok()?;
     let payload = record.payload.filter(|_| record.kind.as_deref() == Some("response_item"))?;
     if !matches!(payload.kind.as_deref(), Some("function_call" | "local_shell_call"))
         || payload.call_id.as_deref() != Some(call_id)
@@ -147,23 +127,25 @@ fn call_record(line: &[u8], call_id: &str) -> Option<Option<i64>> {
         return None;
     }
     let arguments = match (payload.arguments, payload.action) {
-        (Some(text), _) => serde_json::from_str(&text).unwrap_or(serde_json::Value::Null),
-        (None, Some(action)) => action,
-        _ => serde_json::Value::Null,
+        (Some(text), _) => serde_json::from_str(&text).ok(),
+        (None, Some(action)) => serde_json::from_str(action.get()).ok(),
+        _ => None,
     };
-    Some(time_limit(&arguments))
+    Some(arguments.as_ref().and_then(time_limit))
 }
 
+/// A rollout record as a hook reads it: a call's end (`event_msg`), or the
+/// call's own record (`response_item`); every other field is skipped.
 #[derive(Deserialize)]
 struct Record<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    payload: Option<EndPayload<'a>>,
+    payload: Option<RecordPayload<'a>>,
 }
 
 #[derive(Deserialize)]
-struct EndPayload<'a> {
+struct RecordPayload<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -174,6 +156,12 @@ struct EndPayload<'a> {
     exit_code: Option<i64>,
     #[serde(borrow, default)]
     cwd: Option<Cow<'a, str>>,
+    /// a call's own record: a function call's arguments (a JSON text in
+    /// a string), a local shell call's action (an object)
+    #[serde(borrow, default)]
+    arguments: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    action: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
