@@ -280,7 +280,7 @@ const HUB_TABLES: &[&str] = &[
 
 /// A database that never joined a hub keeps none of HUB_TABLES: every
 /// process reads the whole schema when it opens the file, and these seven
-/// tables were a twentieth of that (3 % of a failure hook's instructions).
+/// tables were a fifth of that (3 % of a failure hook's instructions).
 /// The schema script makes them (its older steps move data into them), and
 /// the upgrade then drops them again when all are empty; `errkb hub` makes
 /// them back before it uses them (`ensure_hub_tables`).
