@@ -1001,13 +1001,14 @@ const DOES_NOT: &[&str] = &["exist", "contain", "match", "support", "accept"];
 /// test compares the two on the real-error corpus).
 fn says_something_failed(text: &str) -> bool {
     let bytes = text.as_bytes();
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     // `rest` starts with `literal` (any case), and a word ends there
     let whole = |rest: &[u8], literal: &str| {
         let n = literal.len();
-        rest.len() >= n && rest[..n].eq_ignore_ascii_case(literal.as_bytes()) && rest.get(n).is_none_or(|&b| !word(b))
+        rest.len() >= n
+            && rest[..n].eq_ignore_ascii_case(literal.as_bytes())
+            && rest.get(n).is_none_or(|&b| !word_byte(b))
     };
-    (0..bytes.len()).filter(|&i| word(bytes[i]) && (i == 0 || !word(bytes[i - 1]))).any(|i| {
+    (0..bytes.len()).filter(|&i| word_byte(bytes[i]) && (i == 0 || !word_byte(bytes[i - 1]))).any(|i| {
         let rest = &bytes[i..];
         FAILURE_WORDS.iter().any(|w| whole(rest, w))
             || rest.len() > 9
@@ -1023,12 +1024,18 @@ fn not_a_command(rest: &[u8]) -> bool {
     if rest.len() < 6 || !rest[..6].eq_ignore_ascii_case(b"not a ") {
         return false;
     }
-    let name = rest[6..].iter().take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-').count();
+    let name = rest[6..].iter().take_while(|&&b| word_byte(b) || b == b'-').count();
     let after = &rest[6 + name..];
     name > 0
         && after.len() >= 8
         && after[..8].eq_ignore_ascii_case(b" command")
-        && after.get(8).is_none_or(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+        && after.get(8).is_none_or(|&b| !word_byte(b))
+}
+
+/// A byte of a word as regex-lite's `\w` and `\b` take it: an ASCII
+/// letter, digit or `_` (any other byte, UTF-8's included, is none).
+fn word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
 }
 
 /// How strongly a line identifies the error, and the part of it that does.
@@ -1895,16 +1902,15 @@ fn slashed_rule(headline: &str) -> Option<regex_lite::Match<'_>> {
 /// so the regex was compiled for nearly every key made.)
 fn mask_hex_ids(text: &str, values: &mut Vec<String>) -> String {
     let bytes = text.as_bytes();
-    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     let mut out = String::with_capacity(text.len());
     let (mut kept, mut at) = (0, 0);
     while at < bytes.len() {
-        if !is_word(bytes[at]) {
+        if !word_byte(bytes[at]) {
             at += 1;
             continue;
         }
         let start = at;
-        while at < bytes.len() && is_word(bytes[at]) {
+        while at < bytes.len() && word_byte(bytes[at]) {
             at += 1;
         }
         let id = &text[start..at];
@@ -1989,9 +1995,8 @@ fn path_tokens(text: &str) -> Vec<std::ops::Range<usize>> {
     if !bytes.iter().any(|&b| b == b'/' || b == b'.') {
         return Vec::new();
     }
-    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let is_path = |b: u8| is_word(b) || matches!(b, b'.' | b'@' | b'+' | b'-');
-    let is_name = |b: u8| is_word(b) || matches!(b, b'.' | b'-');
+    let is_path = |b: u8| word_byte(b) || matches!(b, b'.' | b'@' | b'+' | b'-');
+    let is_name = |b: u8| word_byte(b) || matches!(b, b'.' | b'-');
     // Ends of the runs starting at each position (n at the end of the text):
     // of word characters, of path characters; and in a run of name
     // characters, the last dot at or after each position that starts a
@@ -2001,7 +2006,7 @@ fn path_tokens(text: &str) -> Vec<std::ops::Range<usize>> {
     let mut last_extension: Vec<Option<usize>> = vec![None; n + 1];
     for x in (0..n).rev() {
         let b = bytes[x];
-        word_end[x] = if is_word(b) { word_end[x + 1] } else { x };
+        word_end[x] = if word_byte(b) { word_end[x + 1] } else { x };
         path_end[x] = if is_path(b) { path_end[x + 1] } else { x };
         last_extension[x] = if !is_name(b) {
             None
@@ -2035,7 +2040,7 @@ fn path_tokens(text: &str) -> Vec<std::ops::Range<usize>> {
             })
     };
     let file_name_at = |i: usize| {
-        let starts_word = is_word(bytes[i]) && (i == 0 || !is_word(bytes[i - 1]));
+        let starts_word = word_byte(bytes[i]) && (i == 0 || !word_byte(bytes[i - 1]));
         if starts_word && i + 1 < n {
             last_extension[i + 1]
         } else {
