@@ -41,7 +41,7 @@ use serde_json::value::{to_raw_value, RawValue};
 use serde_json::{json, Value};
 
 use crate::agent::codex_patch::{self, Change};
-use crate::agent::codex_rollout::{self, ShellEnd};
+use crate::agent::codex_rollout::{self, CallSettings, ShellEnd};
 use crate::agent::hooks::{self, HOOKS};
 
 /// The name events and commands know Codex by.
@@ -204,11 +204,7 @@ fn shell(fields: &Fields) -> (Vec<Run>, Option<String>) {
         return (Vec::new(), None);
     }
     let command = command_in(fields, &end);
-    // (its own time limit, as errkb learn reads it: see time_limit)
-    let input = match end.timeout {
-        Some(timeout) => json!({ "command": command, "timeout": timeout }),
-        None => json!({ "command": command }),
-    };
+    let input = bash_input(&command, end.settings);
     let output = match fields.get("tool_response") {
         Some(raw) if raw.get().starts_with('"') => serde_json::from_str::<String>(raw.get()).unwrap_or_default(),
         Some(raw) => raw.get().to_owned(),
@@ -248,6 +244,21 @@ fn shell(fields: &Fields) -> (Vec<Run>, Option<String>) {
         }],
         None,
     )
+}
+
+/// A Codex shell call as the scripts read Claude Code's Bash input: the
+/// command, the sandbox off when the call was escalated, its own time
+/// limit as `timeout` (milliseconds). The hook and errkb learn both make
+/// it here, from the call's arguments in the session file.
+pub fn bash_input(command: &str, settings: CallSettings) -> Value {
+    let mut input = json!({ "command": command });
+    if settings.escalated {
+        input["dangerouslyDisableSandbox"] = json!(true);
+    }
+    if let Some(timeout) = settings.timeout {
+        input["timeout"] = json!(timeout);
+    }
+    input
 }
 
 /// The command as Claude Code would have run it: in the folder it ran in

@@ -27,9 +27,32 @@ pub struct ShellEnd {
     pub status: Option<String>,
     /// The folder the command ran in (the model's `workdir`), a path.
     pub cwd: Option<String>,
-    /// The call's own time limit (`timeout_ms`, see `time_limit`), from
-    /// its call record when that is in the part of the file read.
+    /// What the call asked for itself, from its call record when that is
+    /// in the part of the file read.
+    pub settings: CallSettings,
+}
+
+/// What a shell call asked for itself in its arguments: escalated
+/// permissions (`with_escalated_permissions`, or `sandbox_permissions:
+/// require_escalated`: the sandbox off), and a time limit of its own in
+/// milliseconds (`timeout_ms` of `shell`, `shell_command` and
+/// `local_shell`'s action; the shell's default otherwise, and
+/// `exec_command` runs until the command ends).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallSettings {
+    pub escalated: bool,
     pub timeout: Option<i64>,
+}
+
+impl CallSettings {
+    pub fn of(arguments: &serde_json::Value) -> CallSettings {
+        CallSettings {
+            escalated: arguments.get("with_escalated_permissions").and_then(serde_json::Value::as_bool) == Some(true)
+                || arguments.get("sandbox_permissions").and_then(serde_json::Value::as_str)
+                    == Some("require_escalated"),
+            timeout: arguments.get("timeout_ms").and_then(serde_json::Value::as_i64).filter(|t| *t > 0),
+        }
+    }
 }
 
 impl ShellEnd {
@@ -103,22 +126,15 @@ fn find_end(buffer: &[u8], from_start: bool, needle: &[u8], call_id: &str) -> (O
     // newest first: the end, then (older) the call's own record
     let mut naming = lines.rev().filter(|line| memchr::memmem::find(line, needle).is_some());
     let found = naming.by_ref().find_map(|line| end_record(line, call_id)).map(|mut end| {
-        end.timeout = naming.find_map(|line| call_record(line, call_id)).flatten();
+        end.settings = naming.find_map(|line| call_record(line, call_id)).unwrap_or_default();
         end
     });
     (found, !from_start)
 }
 
-/// The time limit a shell call gave itself, in milliseconds: `timeout_ms`
-/// of `shell`, `shell_command` and `local_shell`'s action (the shell's
-/// default otherwise; `exec_command` runs until the command ends).
-pub fn time_limit(arguments: &serde_json::Value) -> Option<i64> {
-    arguments.get("timeout_ms").and_then(serde_json::Value::as_i64).filter(|t| *t > 0)
-}
-
-/// When `line` is the record of the call `call_id` itself (its
-/// arguments): Some(its time limit).
-fn call_record(line: &[u8], call_id: &str) -> Option<Option<i64>> {
+/// When `line` is the record of the call `call_id` itself: what its
+/// arguments ask for.
+fn call_record(line: &[u8], call_id: &str) -> Option<CallSettings> {
     let record: Record = serde_json::from_slice(line).ok()?;
     let payload = record.payload.filter(|_| record.kind.as_deref() == Some("response_item"))?;
     if !matches!(payload.kind.as_deref(), Some("function_call" | "local_shell_call"))
@@ -131,7 +147,7 @@ fn call_record(line: &[u8], call_id: &str) -> Option<Option<i64>> {
         (None, Some(action)) => serde_json::from_str(action.get()).ok(),
         _ => None,
     };
-    Some(arguments.as_ref().and_then(time_limit))
+    Some(arguments.as_ref().map(CallSettings::of).unwrap_or_default())
 }
 
 /// A rollout record as a hook reads it: a call's end (`event_msg`), or the
@@ -197,7 +213,7 @@ pub fn end_record(line: &[u8], call_id: &str) -> Option<ShellEnd> {
                     exit_code: item.exit_code,
                     status: item.status.map(Cow::into_owned),
                     cwd: item.cwd.as_deref().and_then(file_url_path),
-                    timeout: None,
+                    settings: CallSettings::default(),
                 }
             })
         }
@@ -205,7 +221,7 @@ pub fn end_record(line: &[u8], call_id: &str) -> Option<ShellEnd> {
             exit_code: payload.exit_code,
             status: None,
             cwd: payload.cwd.map(Cow::into_owned),
-            timeout: None,
+            settings: CallSettings::default(),
         }),
         _ => None,
     }
@@ -470,6 +486,22 @@ mod tests {
         );
     }
 
+    /// What a call asks for itself, in each version's words; anything
+    /// else asks for nothing.
+    #[test]
+    fn a_calls_settings_from_its_arguments() {
+        let of = |v: serde_json::Value| CallSettings::of(&v);
+        let escalated = |timeout| CallSettings { escalated: true, timeout };
+        assert_eq!(of(serde_json::json!({"command": "x", "with_escalated_permissions": true})), escalated(None));
+        assert_eq!(of(serde_json::json!({"sandbox_permissions": "require_escalated", "timeout_ms": 120000})),
+                   escalated(Some(120_000)));
+        for nothing in [serde_json::json!({"sandbox_permissions": "use_default", "timeout_ms": -5}),
+                        serde_json::json!({"with_escalated_permissions": "yes", "timeout_ms": "120000"}),
+                        serde_json::json!("text"), serde_json::Value::Null] {
+            assert_eq!(of(nothing), CallSettings::default());
+        }
+    }
+
     #[test]
     fn the_end_of_a_call_from_the_session_files_tail() {
         let dir = std::env::temp_dir().join(format!("errkb-rollout-{}", std::process::id()));
@@ -498,7 +530,8 @@ mod tests {
         );
         let s2 = shell_end(&path, "s_2").unwrap().unwrap();
         assert!(!s2.failed());
-        assert_eq!((s1.timeout, s2.timeout), (None, Some(120_000)));
+        assert_eq!((s1.settings.timeout, s2.settings.timeout), (None, Some(120_000)));
+        assert!(!s2.settings.escalated);
         assert_eq!(shell_end(&path, "s_3").unwrap(), None);
         // not a regular file: refused, never read
         assert!(shell_end(Path::new("/dev/zero"), "s_1").is_err());

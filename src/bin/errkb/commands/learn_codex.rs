@@ -46,7 +46,7 @@ use serde_json::{json, Value};
 use crate::agent::call::{Call, Outcome};
 use crate::agent::codex::{self, calls_of_patch, part_id, relative_to, shell_quote};
 use crate::agent::codex_patch;
-use crate::agent::codex_rollout::{self, classify, sandbox_failure, Failure, ShellEnd, Verdict};
+use crate::agent::codex_rollout::{self, classify, sandbox_failure, CallSettings, Failure, ShellEnd, Verdict};
 
 /// What the failure script is given for a rejection, a denial: texts that
 /// `failure_kind` reads as such (never an error to learn or advise on;
@@ -89,13 +89,11 @@ struct Pending {
 }
 
 enum CallKind {
-    /// A shell command, in this folder, escalated or not, with its own
-    /// time limit (`timeout_ms`) or the shell's.
+    /// A shell command, in this folder, with what it asked for itself.
     Shell {
         command: String,
         workdir: Option<String>,
-        escalated: bool,
-        timeout: Option<i64>,
+        settings: CallSettings,
     },
     /// A patch (apply_patch in any of its forms).
     Patch(String),
@@ -110,8 +108,7 @@ struct Running {
     call_id: String,
     command: String,
     workdir: Option<String>,
-    escalated: bool,
-    timeout: Option<i64>,
+    settings: CallSettings,
 }
 
 /// What reading a rollout keeps between lines.
@@ -283,7 +280,7 @@ impl Rollout {
                 &id,
                 &running.command,
                 end.cwd.or(running.workdir),
-                (running.escalated, running.timeout),
+                running.settings,
                 outcome,
             ));
         }
@@ -364,8 +361,7 @@ impl Rollout {
             CallKind::Shell {
                 command,
                 workdir,
-                escalated,
-                timeout,
+                settings,
             } => {
                 let end = self.ends.remove(&call_id);
                 let outcome = match (&end, verdict) {
@@ -376,8 +372,7 @@ impl Rollout {
                                 call_id,
                                 command,
                                 workdir,
-                                escalated,
-                                timeout,
+                                settings,
                             },
                         );
                         return Vec::new();
@@ -390,7 +385,7 @@ impl Rollout {
                     },
                 };
                 let workdir = end.and_then(|e| e.cwd).or(workdir);
-                vec![self.shell_call(&call_id, &command, workdir, (escalated, timeout), outcome)]
+                vec![self.shell_call(&call_id, &command, workdir, settings, outcome)]
             }
             CallKind::Poll(session) => {
                 let Verdict::Exit(code, body) = verdict else {
@@ -406,7 +401,7 @@ impl Rollout {
                     &call_id,
                     &running.command,
                     running.workdir,
-                    (running.escalated, running.timeout),
+                    running.settings,
                     outcome,
                 )]
             }
@@ -442,14 +437,14 @@ impl Rollout {
         }
     }
 
-    /// A shell call as Claude Code's Bash: escalated, the sandbox off; its
-    /// own time limit, Bash's `timeout` (milliseconds).
+    /// A shell call as Claude Code's Bash (`codex::bash_input`), run in
+    /// `workdir`.
     fn shell_call(
         &self,
         id: &str,
         command: &str,
         workdir: Option<String>,
-        (escalated, timeout): (bool, Option<i64>),
+        settings: CallSettings,
         outcome: Outcome,
     ) -> Call {
         let cwd = self.cwd.clone().unwrap_or_default();
@@ -459,14 +454,7 @@ impl Rollout {
             }
             _ => command.to_owned(),
         };
-        let mut input = json!({"command": command});
-        if escalated {
-            input["dangerouslyDisableSandbox"] = json!(true);
-        }
-        if let Some(timeout) = timeout {
-            input["timeout"] = json!(timeout);
-        }
-        self.make_call(id, "Bash", input, outcome, &None)
+        self.make_call(id, "Bash", codex::bash_input(&command, settings), outcome, &None)
     }
 
     fn make_call(&self, id: &str, tool: &str, input: Value, outcome: Outcome, ts: &Option<String>) -> Call {
@@ -520,8 +508,6 @@ fn failure_outcome(kind: Failure, text: &str) -> Option<Outcome> {
 
 /// What kind of call this is, from its tool's name and arguments.
 fn call_kind(name: &str, args: Value) -> CallKind {
-    let escalated = args.get("with_escalated_permissions").and_then(Value::as_bool) == Some(true)
-        || args.get("sandbox_permissions").and_then(Value::as_str) == Some("require_escalated");
     let workdir = args.get("workdir").and_then(Value::as_str).map(str::to_owned);
     match name {
         "apply_patch" => CallKind::Patch(match &args {
@@ -553,8 +539,7 @@ fn call_kind(name: &str, args: Value) -> CallKind {
             CallKind::Shell {
                 command: script,
                 workdir,
-                escalated,
-                timeout: codex_rollout::time_limit(&args),
+                settings: CallSettings::of(&args),
             }
         }
         _ => CallKind::Other(serde_json::value::to_raw_value(&args).unwrap_or_else(|_| empty_object())),
