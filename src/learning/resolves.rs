@@ -871,7 +871,7 @@ fn proven_by(s: &Step, output: Option<&str>) -> Vec<Command> {
     let shown = output
         .filter(|o| !o.trim().is_empty())
         .filter(|_| shown_commands.iter().chain(&listings).any(|c| !successes.contains(c)));
-    if shown.is_some_and(|o| !crate::text::signature::signature(o).identified) {
+    if shown.is_some_and(|o| !crate::text::signature::shows_an_error(o)) {
         successes.extend(shown_commands.into_iter().filter(|c| !failed(c)));
         successes.extend(listings.into_iter().filter(|c| !failed(c)));
     } else if shown.is_some_and(crate::text::test_verdict::all_passed) {
@@ -935,7 +935,7 @@ fn relation<'p>(
                     b.line().is_some_and(|l| same_feed(&upstream, &command::status_pipelines(l)).is_some())
                 });
                 let shows_no_error =
-                    || output.is_some_and(|o| !o.trim().is_empty() && !crate::text::signature::signature(o).identified);
+                    || output.is_some_and(|o| !o.trim().is_empty() && !crate::text::signature::shows_an_error(o));
                 return (!fed_before && (!viewed || shows_no_error())).then_some(Relation::SameOperation);
             }
             let successes = proven();
@@ -2887,5 +2887,19 @@ mod tests {
         // another port's check is no substitute for this one's
         let other_port = nc.replace("6380", "5432");
         assert!(resolutions(&[redis(), bash(2, &other_port)], Some("REDIS PORT OPEN"), |_| true).is_empty());
+    }
+
+    #[test]
+    fn a_piped_retry_that_printed_values_is_proven() {
+        // (the second line ran after the failed command, and failed for it)
+        let failed = || error(1, "Bash", "omp config export data --shell pwsh --output o.json 2>&1 | head -3\nls -la o.json",
+                              "Exit code 2\nError: unknown flag: --shell\nUsage:\n  omp config export data [flags]");
+        let retry = || bash(2, "omp config export data --output o.json 2>&1 | head -2");
+        // `name: value` lines are what the command printed, not an error
+        let printed = "segments: git path session time\ntime: 10:41:00";
+        assert_eq!(resolutions(&[failed(), retry()], Some(printed), |_| true).len(), 1);
+        // a line that says something failed is one
+        let still = "omp: unknown flag: --output";
+        assert!(resolutions(&[failed(), retry()], Some(still), |_| true).is_empty());
     }
 }

@@ -97,6 +97,10 @@ pub struct Signature {
     /// words that say something failed), rather than being only the first
     /// line there was or a wrapper's "task failed".
     pub identified: bool,
+    /// Whether it is identified by more than the shape of a program's
+    /// message: `segments: git path` names a program, and is identified
+    /// as an error's line, but says nothing failed (see `shows_an_error`).
+    pub says_what_failed: bool,
 }
 
 impl Signature {
@@ -242,8 +246,11 @@ fn compute(text: &str) -> Signature {
             && lines.len() <= 12
             && lines.iter().filter(|l| !is_excerpt_or_address(l)).count() == 1
     };
-    let identified = (rank >= RANK_SAYS_WHAT_FAILED || !identifiers.is_empty() || hinted || failed && one_sentence())
-        && !rejects_its_input_data(&headline);
+    let says_what_failed = rank >= RANK_SAYS_WHAT_FAILED
+        || identifiers.iter().any(|i| i.kind != IdKind::Program)
+        || hinted
+        || failed && one_sentence();
+    let identified = (says_what_failed || !identifiers.is_empty()) && !rejects_its_input_data(&headline);
     // a line of commands that failed at its last, which said one sentence
     // after what the others printed (`git log -3 && gh pr view 546`): that
     // sentence, the last line, is its error
@@ -256,6 +263,7 @@ fn compute(text: &str) -> Signature {
             let mut alone = compute(last);
             if !alone.headline.is_empty() {
                 alone.identified = !rejects_its_input_data(&alone.headline);
+                alone.says_what_failed = true;
                 return alone;
             }
         }
@@ -266,7 +274,18 @@ fn compute(text: &str) -> Signature {
         values,
         headline,
         identified,
+        says_what_failed: says_what_failed && identified,
     }
+}
+
+/// Whether what a command printed shows an error, when it may have worked
+/// (a success whose exit status a pipe hid): its identifying line says what
+/// went wrong. A line only in the shape of a program's message is an
+/// error's in a failure's output, but in a success's it is as likely a
+/// value the command printed (`segments: git path session time`, `time:
+/// 10:41`), unless its words say something failed.
+pub fn shows_an_error(output: &str) -> bool {
+    signature(output).says_what_failed
 }
 
 /// A quoted value's text up to its closing quote, its `\"` unescaped
@@ -2665,6 +2684,23 @@ mod v3_tests {
         assert_eq!(signature(r#"{"error":"invalid_grant"}"#).headline, "invalid_grant");
         // a document that is no error is read as before
         assert_eq!(signature(r#"{"errorCount":0}"#).headline, r#"{"errorCount":0}"#);
+    }
+
+    #[test]
+    fn what_a_success_printed_shows_an_error_only_when_it_says_one() {
+        // identified as an error's line, by its shape, but no error in a success's output
+        assert!(signature("segments: git path session time").identified);
+        assert!(!shows_an_error("segments: git path session time\ntime: 10:41:00"));
+        assert!(!shows_an_error("ok"));
+        for error in [
+            "cat: notes.txt: No such file or directory",
+            "(eval):1: bad substitution",
+            "Traceback (most recent call last):\n  File \"a.py\", line 1\nKeyError: 'x'",
+            "src/a.ts(3,5): error TS2345: Argument of type 'string' is not assignable",
+            "rg: unrecognized flag --color",
+        ] {
+            assert!(shows_an_error(error), "{error}");
+        }
     }
 
     /// The signature of a failed command's output (`Exit code 1`, then `out`).
