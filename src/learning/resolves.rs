@@ -996,6 +996,10 @@ fn relation<'p>(
                 if same(ec, sc)
                     || unwrapped.as_ref().is_some_and(|inner| same(inner, sc))
                     || command::without_front(sc).is_some_and(|inner| same(ec, &inner))
+                    // a script run through its interpreter (`python3 x.py`
+                    // after `./x.py` could not run)
+                    || command::runs_a_path(ec)
+                        && command::as_script_run(sc).is_some_and(|script| same(ec, &script))
                 {
                     return Some(Relation::SameOperation);
                 }
@@ -1315,6 +1319,11 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
             } else if let Some(inner) = command::without_front(sc).filter(|i| i.subject == ec.subject) {
                 changed.push(format!("through {}", tail(&sc.invoked)));
                 Some((ec.clone(), inner))
+            } else if let Some(script) = command::as_script_run(sc)
+                .filter(|s| command::runs_a_path(ec) && s.subject == ec.subject)
+            {
+                changed.push(format!("through {}", tail(&sc.invoked)));
+                Some((ec.clone(), script))
             } else {
                 None
             }
@@ -2901,5 +2910,21 @@ mod tests {
         // a line that says something failed is one
         let still = "omp: unknown flag: --output";
         assert!(resolutions(&[failed(), retry()], Some(still), |_| true).is_empty());
+    }
+
+    #[test]
+    fn a_script_that_could_not_run_itself_runs_through_its_interpreter() {
+        let denied = || error(1, "Bash", "./scripts/list-skills.py --all", "Exit code 126\nzsh:1: permission denied: ./scripts/list-skills.py");
+        let found = resolutions(&[denied(), bash(2, "python3 scripts/list-skills.py --all")], Some("1. doc"), |_| true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(!found[0].weak);
+        assert_eq!(found[0].changed, r#"["through python3"]"#);
+        // another script, or the interpreter on its own, is not the same run
+        for other in ["python3 scripts/install.py --all", "python3 -c 'print(1)'", "python3 --version"] {
+            assert!(resolutions(&[denied(), bash(2, other)], Some("ok"), |_| true).is_empty(), "{other}");
+        }
+        // a program found on PATH is no script to run through an interpreter
+        let program = || error(1, "Bash", "black src", "Exit code 1\nerror: cannot format src/a.py");
+        assert!(resolutions(&[program(), bash(2, "python3 black.py src")], Some("ok"), |_| true).is_empty());
     }
 }

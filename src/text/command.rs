@@ -391,6 +391,28 @@ pub fn without_front(command: &Command) -> Option<Command> {
     is_known(&inner.program).then_some(inner)
 }
 
+/// An interpreter's run of a script as the script's own run, as a path
+/// run directly reads (`python3 scripts/list.py -v` → `scripts/list.py
+/// -v`): a script that could not run itself (not executable, a shebang
+/// the system cannot find) runs through its interpreter.
+pub fn as_script_run(command: &Command) -> Option<Command> {
+    let script = command.script.as_deref()?;
+    let name = script.rsplit(['/', '\\']).next().filter(|n| !n.is_empty())?;
+    Some(Command {
+        program: name.to_owned(),
+        subject: name.to_owned(),
+        invoked: script.to_owned(),
+        script: None,
+        ..command.clone()
+    })
+}
+
+/// Whether `command` runs a file by its path (`./build.sh`,
+/// `scripts/list.py`), not a program found on PATH.
+pub fn runs_a_path(command: &Command) -> bool {
+    command.script.is_none() && command.invoked.contains(['/', '\\']) && command.invoked.ends_with(command.program.as_str())
+}
+
 /// A program errkb knows the operations of.
 pub fn is_known(program: &str) -> bool {
     WITH_SUBCOMMANDS.iter().any(|(p, _)| *p == program)
