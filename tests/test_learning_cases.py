@@ -157,7 +157,18 @@ def case_a_look_at_what_is_not_there_yet_is_no_error(s):
     s.bash("tree src", error="Exit code 127\n/bin/bash: line 1: tree: command not found")
     s.bash("brew install tree", "installed")
     s.bash("tree src", "src\n└── a.py")
-    return [("tree src", "tree src")]
+    # but a look retried at another path found what it looked for where it
+    # is: the path was the error
+    s.bash("git -C ~/Projects/shop status",
+           error="Exit code 128\nfatal: cannot change to '/Users/alice/Projects/shop': No such file or directory")
+    s.bash("git -C ~/work/shop status", "On branch main")
+    return [("tree src", "tree src"), ("git -C ~/Projects/shop status", "git -C ~/work/shop status")]
+
+
+def case_a_script_that_could_not_run_runs_through_its_interpreter(s):
+    s.bash("./scripts/list-skills.py --all", error="Exit code 126\nzsh:1: permission denied: ./scripts/list-skills.py")
+    s.bash("python3 scripts/list-skills.py --all", "1. doc\n2. figma")
+    return [("./scripts/list-skills.py --all", "python3 scripts/list-skills.py --all")]
 
 
 def case_a_parser_rejecting_its_input_is_not_learned(s):

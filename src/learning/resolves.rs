@@ -1555,6 +1555,29 @@ fn looked_for_what_was_not_there(error: &Step) -> bool {
         .is_some_and(|raw| NOT_THERE.iter().any(|words| raw.contains(words)))
 }
 
+/// Whether shell success `s` looks where failed look `e` did not: its
+/// command of the same operation names another path, as an argument or
+/// an option's value (`git -C ~/src/app status` after `git -C
+/// ~/Projects/app status`). An option added without a value (`ls -la
+/// dist` after `ls dist`) looks at the same place.
+fn looks_elsewhere(e: &Step, s: &Step) -> bool {
+    let Some(ec) = e.command() else {
+        return false;
+    };
+    let words = |c: &Command| -> Vec<String> {
+        c.arguments
+            .iter()
+            .cloned()
+            .chain(c.options.iter().filter(|o| o.contains([' ', '='])).cloned())
+            .collect()
+    };
+    let failed = words(ec);
+    s.chain().iter().filter(|c| c.subject == ec.subject).any(|sc| {
+        let retried = words(sc);
+        retried != failed && retried.iter().any(|w| !failed.contains(w) && w.contains(['/', '\\', '~']))
+    })
+}
+
 /// Whether the success at `current` is near enough to the error at `at`:
 /// within HORIZON steps of it, or of the last failure of the same
 /// operation between them, each failure of that chain within HORIZON of
@@ -1650,7 +1673,11 @@ pub fn resolutions_with(
         // a look at something that was not there yet, looked at again once
         // it was made: the look found out, and the making is the work it
         // looked ahead to, not a fix of an error
-        if relation == Relation::SameOperation && looked_for_what_was_not_there(error) {
+        // (a look retried elsewhere, another path, found what it looked
+        // for where it is: that is a correction, `git -C ~/src/app` for
+        // `git -C ~/Projects/app`)
+        if relation == Relation::SameOperation && looked_for_what_was_not_there(error) && !looks_elsewhere(error, success)
+        {
             continue;
         }
         if !unlearned(error) {
