@@ -165,6 +165,17 @@ def case_a_look_at_what_is_not_there_yet_is_no_error(s):
     return [("tree src", "tree src"), ("git -C ~/Projects/shop status", "git -C ~/work/shop status")]
 
 
+def case_a_fixing_run_that_left_a_problem_and_the_check_passing(s):
+    # biome fixes what it safely can, leaves the rest and fails; an edit
+    # does the rest, and the check the fixing task stands for passes
+    s.bash("bun run lint:fix 2>&1", error="Exit code 1\n$ biome check --write\nsrc/a.ts:3:20 lint/suspicious/noEmptyBlockStatements "
+                                         "━━━━━━\n  × Unexpected empty block.\nChecked 12 files in 20ms. Fixed 2 files.")
+    s.call("Edit", {"file_path": f"{HOME_CWD}/src/a.ts", "old_string": "catch {}", "new_string": "catch { /* gone */ }"},
+           "The file has been updated.")
+    s.bash("bun run lint 2>&1", "$ biome check\nChecked 12 files in 18ms. No fixes applied.")
+    return [("bun run lint:fix 2>&1", "bun run lint 2>&1")]
+
+
 def case_a_script_that_could_not_run_runs_through_its_interpreter(s):
     s.bash("./scripts/list-skills.py --all", error="Exit code 126\nzsh:1: permission denied: ./scripts/list-skills.py")
     s.bash("python3 scripts/list-skills.py --all", "1. doc\n2. figma")

@@ -1000,6 +1000,10 @@ fn relation<'p>(
                     // after `./x.py` could not run)
                     || command::runs_a_path(ec)
                         && command::as_script_run(sc).is_some_and(|script| same(ec, &script))
+                    // a fixing run that left what it could not fix, and
+                    // the check passing later (`bun run lint` after `bun
+                    // run lint:fix` failed)
+                    || command::check_of_fixing_run(ec).is_some_and(|check| same(&check, sc))
                 {
                     return Some(Relation::SameOperation);
                 }

@@ -145,6 +145,34 @@ pub fn only_checks(command: &Command) -> bool {
     checker && !fixes && !command.arguments.iter().any(|a| a.starts_with('>'))
 }
 
+/// The check a run that fixes what it finds would have made: a lint told
+/// to write its fixes without being told (`eslint src` for `eslint src
+/// --fix`), a runner's fixing task as its check (`bun run lint` for `bun
+/// run lint:fix`). A fix it could not make (`biome` leaves unsafe fixes)
+/// is shown fixed when that check passes.
+pub fn check_of_fixing_run(command: &Command) -> Option<Command> {
+    let task = command.subject.rsplit(' ').next().unwrap_or("");
+    let checked = ["fix", "write"].iter().find_map(|w| {
+        task.strip_suffix(w)
+            .and_then(|t| t.strip_suffix([':', '-']))
+            .filter(|t| ["lint", "format", "fmt", "check", "style"].iter().any(|name| t.starts_with(name)))
+    });
+    if let Some(checked) = checked.filter(|_| command.subject != command.program) {
+        let runner = &command.subject[..command.subject.len() - task.len()];
+        return Some(Command { subject: format!("{runner}{checked}"), ..command.clone() });
+    }
+    let check = Command {
+        options: command
+            .options
+            .iter()
+            .filter(|o| !WRITES_FIXES.contains(&o.split('=').next().unwrap_or(o)))
+            .cloned()
+            .collect(),
+        ..command.clone()
+    };
+    (check.options.len() < command.options.len() && only_checks(&check) && !is_test_run(&check)).then_some(check)
+}
+
 /// Whether `path` is in a temporary folder (`/tmp`, `$TMPDIR`, Windows'
 /// `AppData/Local/Temp` …): a scratch file.
 pub fn is_temp_path(path: &str) -> bool {
@@ -1951,6 +1979,19 @@ mod tests {
             .map(|c| c.subject)
             .collect();
         assert_eq!(all, ["git stash", "go test", "git stash pop"]);
+    }
+
+    #[test]
+    fn a_fixing_run_has_the_check_it_would_have_made() {
+        let check = |line: &str| check_of_fixing_run(&analyse(line).unwrap()).map(|c| words_of(&c));
+        assert_eq!(check("bun run lint:fix").as_deref(), Some("bun run lint"));
+        assert_eq!(check("npm run format-write").as_deref(), Some("npm run format"));
+        assert_eq!(check("npx eslint --fix src").as_deref(), Some("npx eslint src"));
+        assert_eq!(check("stylelint --fix src").as_deref(), Some("stylelint src"));
+        // no fixing run, a test run, a task that is no check's
+        for line in ["bun run lint", "npx eslint src", "jest -u", "npm run db:fix", "git commit --fixup HEAD"] {
+            assert_eq!(check(line), None, "{line}");
+        }
     }
 
     #[test]
