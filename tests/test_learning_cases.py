@@ -176,6 +176,17 @@ def case_a_fixing_run_that_left_a_problem_and_the_check_passing(s):
     return [("bun run lint:fix 2>&1", "bun run lint 2>&1")]
 
 
+def case_results_of_calls_made_together_in_the_order_they_came(s):
+    # two calls made together: their results come in the file's order,
+    # their times a millisecond the other way round; the one that came
+    # last is the success a hook would have seen last
+    s.call("Read", {"file_path": f"{HOME_CWD}/src"}, "EISDIR: illegal operation on a directory, read", True)
+    s.calls([("Bash", {"command": "ls -la docs"}, "README.md", False), ("Bash", {"command": "ls src"}, "a.py", False)])
+    came_first, came_last = s.records[-2], s.records[-1]
+    came_first["timestamp"], came_last["timestamp"] = came_last["timestamp"], came_first["timestamp"]
+    return [(f"Read {HOME_CWD}/src", "ls src")]
+
+
 def case_a_script_that_could_not_run_runs_through_its_interpreter(s):
     s.bash("./scripts/list-skills.py --all", error="Exit code 126\nzsh:1: permission denied: ./scripts/list-skills.py")
     s.bash("python3 scripts/list-skills.py --all", "1. doc\n2. figma")

@@ -328,17 +328,25 @@ const PARSED_BATCH: u64 = 256 << 10;
 /// Reads and parses `file`, sending its calls and then its end; false
 /// when the import no longer listens.
 fn parse_file(file: &Path, parsed: &std::sync::mpsc::SyncSender<Parsed>, read_calls: &mut u64) -> bool {
+    // a call let out in order: worked out ahead, numbered, kept for the batch
+    let take = |call: Call, calls: &mut Vec<Call>, read_calls: &mut u64| {
+        work_out_ahead(&call, *read_calls);
+        *read_calls += 1;
+        calls.push(call);
+    };
     let mut read = || -> std::result::Result<bool, String> {
         let mut reader = std::io::BufReader::new(std::fs::File::open(file).map_err(|e| e.to_string())?);
         let mut transcript = Format::Unknown;
         let mut line = Vec::new();
         let (mut calls, mut bytes, mut malformed) = (Vec::new(), 0, 0);
+        let mut arrival = InArrivalOrder::default();
         loop {
             line.clear();
             let n = match reader.read_until(b'\n', &mut line) {
                 Ok(n) => n,
                 Err(e) => {
                     // (what was read is imported, as when lines were read one by one)
+                    arrival.rest().for_each(|call| take(call, &mut calls, read_calls));
                     let sent = parsed.send(Parsed::Calls { calls, bytes, malformed }).is_ok();
                     return if sent { Err(e.to_string()) } else { Ok(false) };
                 }
@@ -346,10 +354,12 @@ fn parse_file(file: &Path, parsed: &std::sync::mpsc::SyncSender<Parsed>, read_ca
             if n > 0 {
                 bytes += n as u64;
                 for call in transcript.read_line(&line, &mut malformed) {
-                    work_out_ahead(&call, *read_calls);
-                    *read_calls += 1;
-                    calls.push(call);
+                    if let Some(call) = arrival.push(call) {
+                        take(call, &mut calls, read_calls);
+                    }
                 }
+            } else {
+                arrival.rest().for_each(|call| take(call, &mut calls, read_calls));
             }
             if n == 0 || bytes >= PARSED_BATCH {
                 let batch = Parsed::Calls { calls: std::mem::take(&mut calls), bytes, malformed };
@@ -366,6 +376,42 @@ fn parse_file(file: &Path, parsed: &std::sync::mpsc::SyncSender<Parsed>, read_ca
     match read() {
         Ok(listening) => listening && parsed.send(Parsed::End(Ok(()))).is_ok(),
         Err(e) => parsed.send(Parsed::End(Err(e))).is_ok(),
+    }
+}
+
+/// Calls put in the order their results arrived, by their times. A
+/// transcript writes the results of calls made together (parallel tool
+/// calls) in the order the calls were made, each with the time it came:
+/// `ls a` at .130 before `find b` at .129. The hooks ran in the order of
+/// those times, each at its own, and learning reads a session's steps in
+/// time order, its last step the success at hand: stored in the file's
+/// order, `find b` would be learned as if `ls a` had come after it. Such
+/// results are a few lines apart, so a few calls are held back and let
+/// out earliest first (a call without a time keeps its place).
+#[derive(Default)]
+struct InArrivalOrder {
+    held: std::collections::VecDeque<Call>,
+}
+
+/// How many calls are held back to be put in order.
+const HELD_FOR_ORDER: usize = 16;
+
+impl InArrivalOrder {
+    /// Takes `call`, and lets out the earliest held one when too many are.
+    fn push(&mut self, call: Call) -> Option<Call> {
+        let at = if call.ts.is_empty() {
+            self.held.len()
+        } else {
+            // (after those of the same time: ties keep the file's order)
+            self.held.iter().rposition(|h| h.ts.is_empty() || h.ts <= call.ts).map_or(0, |i| i + 1)
+        };
+        self.held.insert(at, call);
+        (self.held.len() > HELD_FOR_ORDER).then(|| self.held.pop_front()).flatten()
+    }
+
+    /// The calls still held, earliest first.
+    fn rest(&mut self) -> impl Iterator<Item = Call> + '_ {
+        self.held.drain(..)
     }
 }
 
