@@ -90,6 +90,15 @@ def test_kb_resolves_shows_what_a_success_teaches(tmp_path):
     assert sqlite(db, "SELECT count(*) FROM kb_resolves('s')").stdout == "1\n"
     assert sqlite(db, "SELECT count(*) FROM kb_resolves('other')").stdout == "0\n"
     assert "no query solution" in sqlite(db, "SELECT * FROM kb_resolves", check=False).stderr
+    # the success named: its window ends with it, whatever another hook of
+    # the session stored since (a call made together with it)
+    with connection(db) as conn:
+        conn.execute("INSERT INTO events (type, ts, session_id, project, project_path, data) VALUES "
+                     "('tool_use', '2026-01-01T00:00:05.000Z', 's', 'app', '/w/app', ?)",
+                     (json.dumps({"tool": "Bash", "meta": {"subject": "git status", "line": "git status"}}),))
+    assert sqlite(db, "SELECT count(*) FROM kb_resolves('s')").stdout == "0\n"
+    assert sqlite(db, "SELECT event_id, success_event_id FROM kb_resolves('s', NULL, NULL, 4)").stdout == "1|4\n"
+    assert sqlite(db, "SELECT count(*) FROM kb_resolves('s', NULL, NULL, 99)").stdout == "0\n"
     # learned already: nothing more to teach
     with connection(db) as conn:
         conn.execute("INSERT INTO learned_errors (event_id, error_kb_id, ts) VALUES (1, NULL, 'now')")

@@ -87,7 +87,8 @@ FROM temp.payload;
 UPDATE temp.payload SET event_id = last_insert_rowid();
 
 -- 2. What this success resolves (kb_resolves): in this
--- agent's last 50 steps of the session, the latest error of this tool
+-- agent's last 50 steps of the session up to this one (another hook of
+-- the session may have stored a step since), the latest error of this tool
 -- that it is related to (a retry of the same program or script, the same
 -- file: an `ls` after a failing `python3 app.py` is not its fix; and not
 -- one whose output shows the error again), and errors of other tools
@@ -101,7 +102,8 @@ SELECT r.event_id, r.error, r.error_raw, r.signature, r.headline, r.kind, r.tool
 FROM temp.payload AS p,
      kb_resolves(p.session_id, p.agent_id,
                  coalesce(:output, nullif(trim(coalesce(:stdin ->> '$.tool_response.stdout', '') || char(10)
-                                               || coalesce(:stdin ->> '$.tool_response.stderr', '')), ''))) AS r;
+                                               || coalesce(:stdin ->> '$.tool_response.stderr', '')), '')),
+                 p.event_id) AS r;
 
 -- Most successes teach nothing and have nothing to tell: then the runner
 -- stops here (a gate: see runtime/script.rs), and what follows does

@@ -1879,22 +1879,32 @@ const WINDOW_SQL: &str = "SELECT id, type = 'tool_error', data, project_path FRO
      ORDER BY ts DESC, id DESC LIMIT ?2";
 
 /// The agent's window of the session, oldest first: its last WINDOW
-/// steps among the session's last SCANNED.
+/// steps among the session's last SCANNED, ending with `success` when it
+/// is given (the hook's own step: another hook of the same session, a
+/// call made together with this one, may have stored its step since).
 fn read_window(
     db: Connection,
     statements: &mut StatementCache,
     session_id: &str,
     agent_id: Option<&str>,
+    success: Option<i64>,
 ) -> std::result::Result<Vec<Step>, String> {
     statements.with(db, WINDOW_SQL, |events| {
         events.bind_text(1, session_id)?;
         events.bind_int64(2, SCANNED)?;
         let agent_id = agent_id.filter(|a| !a.is_empty());
         let mut stream = Vec::new();
+        // (the steps stored after the success come first: passed over;
+        // a success not among them gives no window)
+        let mut reached = success.is_none();
         while stream.len() < WINDOW as usize && events.step()? {
             let (Value::Integer(id), Value::Integer(is_error)) = (events.column(0), events.column(1)) else {
                 continue;
             };
+            reached = reached || Some(id) == success;
+            if !reached {
+                continue;
+            }
             let project = events.column(3);
             let data = events.column_text_bytes(2).unwrap_or(b"{}");
             let step = step_of(id, is_error != 0, data, project.as_text());
@@ -1973,13 +1983,14 @@ fn find(
     session_id: &str,
     agent_id: Option<&str>,
     output: Option<&str>,
+    success: Option<i64>,
 ) -> std::result::Result<Vec<Resolution>, String> {
     // (a session with no error left to learn, as most are, has nothing to
     // resolve: its window is not read)
     if !has_unlearned_error(db, statements, session_id)? {
         return Ok(Vec::new());
     }
-    let stream = read_window(db, statements, session_id, agent_id)?;
+    let stream = read_window(db, statements, session_id, agent_id, success)?;
     // asked only of the errors this success resolves: most resolve none
     let statements = RefCell::new(statements);
     Ok(resolutions_with(
@@ -1998,11 +2009,12 @@ impl TableFunction for KbResolves {
     const NAME: &'static str = "kb_resolves";
     const SCHEMA: &'static str = "CREATE TABLE x(event_id, error, error_raw, signature, headline, kind, \
          tool_sequence, file, commands, edits, writes, changed, weak, success_event_id, steps, \
-         session_id HIDDEN, agent_id HIDDEN, output HIDDEN)";
+         session_id HIDDEN, agent_id HIDDEN, output HIDDEN, success HIDDEN)";
     const COLUMNS: c_int = 15;
-    /// The session's id, the agent's (left out: the main thread), and what
-    /// the success printed (left out: not known).
-    const ARGUMENTS: c_int = 3;
+    /// The session's id, the agent's (left out: the main thread), what
+    /// the success printed (left out: not known), and the success's event
+    /// (left out: the agent's latest step).
+    const ARGUMENTS: c_int = 4;
     const REQUIRED: c_int = 1;
     const NEVER_RAISES: bool = true;
 
@@ -2017,7 +2029,12 @@ impl TableFunction for KbResolves {
         let session_id = String::from_utf8_lossy(session_id);
         let agent_id = arguments[1].map(String::from_utf8_lossy);
         let output = arguments.get(2).copied().flatten().map(String::from_utf8_lossy);
-        Ok(find(db, statements, &session_id, agent_id.as_deref(), output.as_deref())?
+        let success = arguments
+            .get(3)
+            .copied()
+            .flatten()
+            .and_then(|id| std::str::from_utf8(id).ok()?.parse::<i64>().ok());
+        Ok(find(db, statements, &session_id, agent_id.as_deref(), output.as_deref(), success)?
             .into_iter()
             .map(|r| {
                 vec![
