@@ -980,6 +980,8 @@ fn relation<'p>(
                     }
             };
             let unwrapped = command::without_front(ec);
+            // (a fixing run's check: see below)
+            let fixing_check = command::check_of_fixing_run(ec);
             // (a line cut short in `--no-verify` skipped the checks too)
             let cut_short = s.line.as_deref().is_some_and(|l| {
                 let chars = l.chars().count();
@@ -1003,7 +1005,7 @@ fn relation<'p>(
                     // a fixing run that left what it could not fix, and
                     // the check passing later (`bun run lint` after `bun
                     // run lint:fix` failed)
-                    || command::check_of_fixing_run(ec).is_some_and(|check| same(&check, sc))
+                    || fixing_check.as_ref().is_some_and(|check| same(check, sc))
                 {
                     return Some(Relation::SameOperation);
                 }
