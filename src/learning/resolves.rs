@@ -2978,29 +2978,3 @@ mod tests {
         assert!(resolutions(&[program(), bash(2, "python3 black.py src")], Some("ok"), |_| true).is_empty());
     }
 }
-#[cfg(test)]
-mod scratch_diag {
-    use super::*;
-    #[test]
-    fn diag_pair() {
-        let Ok(db) = std::env::var("ERRKB_DIAG_DB") else { return };
-        let err = std::env::var("ERRKB_DIAG_ERR").unwrap();
-        let ok = std::env::var("ERRKB_DIAG_OK").unwrap();
-        let c = rusqlite::Connection::open(db).unwrap();
-        let (sess, eid): (String, i64) = c.query_row("SELECT session_id, id FROM events WHERE data->>'$.toolUseId'=?1", [&err], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
-        let agent: Option<String> = c.query_row("SELECT data->>'$.agentId' FROM events WHERE id=?1", [eid], |r| r.get(0)).unwrap();
-        let mut st = c.prepare("SELECT id, type='tool_error', data, project_path, data->>'$.toolUseId' FROM events WHERE session_id=?1 AND type IN ('tool_use','tool_error') AND coalesce(data->>'$.agentId','')=coalesce(?2,'') ORDER BY ts, id").unwrap();
-        let rows: Vec<(i64, bool, String, Option<String>, Option<String>)> = st.query_map(rusqlite::params![sess, agent], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))).unwrap().map(|r| r.unwrap()).collect();
-        let steps: Vec<Step> = rows.iter().map(|(id, e, d, p, _)| Step::from_event(*id, *e, d, p.clone())).collect();
-        let at = rows.iter().position(|r| r.4.as_deref() == Some(&err)).unwrap();
-        let cur = rows.iter().position(|r| r.4.as_deref() == Some(&ok)).unwrap();
-        let (e, s) = (&steps[at], &steps[cur]);
-        eprintln!("DIAG error {:?}\nDIAG command {:?}\nDIAG success line {:?}\nDIAG within {} unidentified {} dist {}", e.line, e.command(), s.line, within_horizon(&steps[..=cur], at, cur), e.unidentified, cur - at);
-        let out = std::env::var("ERRKB_DIAG_OUT").ok();
-        let pv = proven_by(s, out.as_deref());
-        eprintln!("DIAG proven {:?}", pv.iter().map(|c| c.subject.clone()).collect::<Vec<_>>());
-        eprintln!("DIAG relation {:?}", relation(e, s, &steps[..at], &steps[at + 1..cur], &|| pv.as_slice(), out.as_deref()));
-        eprintln!("DIAG resolutions {:?}", resolutions(&steps[..=cur], out.as_deref(), |_| true).iter().map(|r| r.event_id).collect::<Vec<_>>());
-        eprintln!("DIAG eid {}", e.event_id);
-    }
-}
