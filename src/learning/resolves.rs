@@ -871,7 +871,7 @@ fn proven_by(s: &Step, output: Option<&str>) -> Vec<Command> {
     let shown = output
         .filter(|o| !o.trim().is_empty())
         .filter(|_| shown_commands.iter().chain(&listings).any(|c| !successes.contains(c)));
-    if shown.is_some_and(|o| !crate::text::signature::shows_an_error(o)) {
+    if shown.is_some_and(|o| !crate::text::signature::shows_an_error(o, &command::programs_of(line))) {
         successes.extend(shown_commands.into_iter().filter(|c| !failed(c)));
         successes.extend(listings.into_iter().filter(|c| !failed(c)));
     } else if shown.is_some_and(crate::text::test_verdict::all_passed) {
@@ -935,7 +935,10 @@ fn relation<'p>(
                     b.line().is_some_and(|l| same_feed(&upstream, &command::status_pipelines(l)).is_some())
                 });
                 let shows_no_error =
-                    || output.is_some_and(|o| !o.trim().is_empty() && !crate::text::signature::shows_an_error(o));
+                    || output.is_some_and(|o| {
+                        !o.trim().is_empty()
+                            && !crate::text::signature::shows_an_error(o, &s.line().map(command::programs_of).unwrap_or_default())
+                    });
                 return (!fed_before && (!viewed || shows_no_error())).then_some(Relation::SameOperation);
             }
             let successes = proven();
@@ -980,8 +983,12 @@ fn relation<'p>(
                     }
             };
             let unwrapped = command::without_front(ec);
-            // (a fixing run's check: see below)
-            let fixing_check = command::check_of_fixing_run(ec);
+            // (a fixing run's check: see below; not when what failed is the
+            // runner's word about the task itself, `Script not found
+            // "lint:fix"`: then the fixing run found nothing)
+            let headline = e.headline.as_deref().unwrap_or("");
+            let fixing_check = command::check_of_fixing_run(ec)
+                .filter(|_| ec.subject.rsplit(' ').next().is_none_or(|task| !headline.contains(task)));
             // (a line cut short in `--no-verify` skipped the checks too)
             let cut_short = s.line.as_deref().is_some_and(|l| {
                 let chars = l.chars().count();
@@ -1000,8 +1007,8 @@ fn relation<'p>(
                     || command::without_front(sc).is_some_and(|inner| same(ec, &inner))
                     // a script run through its interpreter (`python3 x.py`
                     // after `./x.py` could not run)
-                    || command::runs_a_path(ec)
-                        && command::as_script_run(sc).is_some_and(|script| same(ec, &script))
+                    || could_not_run_itself(e, ec)
+                        && command::as_script_run(sc).is_some_and(|script| command::same_path(&script.invoked, &ec.invoked) && same(ec, &script))
                     // a fixing run that left what it could not fix, and
                     // the check passing later (`bun run lint` after `bun
                     // run lint:fix` failed)
@@ -1326,7 +1333,7 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
                 changed.push(format!("through {}", tail(&sc.invoked)));
                 Some((ec.clone(), inner))
             } else if let Some(script) = command::as_script_run(sc)
-                .filter(|s| command::runs_a_path(ec) && s.subject == ec.subject)
+                .filter(|s| could_not_run_itself(e, ec) && command::same_path(&s.invoked, &ec.invoked))
             {
                 changed.push(format!("through {}", tail(&sc.invoked)));
                 Some((ec.clone(), script))
@@ -1561,26 +1568,51 @@ fn looked_for_what_was_not_there(error: &Step) -> bool {
         .is_some_and(|raw| NOT_THERE.iter().any(|words| raw.contains(words)))
 }
 
+/// What a system says when a file could not be run as a program: not
+/// executable, its shebang's interpreter not found (a CRLF shebang asks
+/// for `python3\r`), not a program at all.
+const COULD_NOT_RUN: &[&str] = &[
+    "ermission denied",
+    "cannot execute",
+    "bad interpreter",
+    "Exec format error",
+    "No such file or directory",
+];
+
+/// Whether failed step `e` ran a file by its path (`./scripts/list.py`),
+/// command `ec`, that could not run itself (COULD_NOT_RUN): what its
+/// interpreter runs instead, the same file, is its retry.
+fn could_not_run_itself(e: &Step, ec: &Command) -> bool {
+    command::runs_a_path(ec) && e.error_raw.as_deref().is_some_and(|raw| COULD_NOT_RUN.iter().any(|w| raw.contains(w)))
+}
+
 /// Whether shell success `s` looks where failed look `e` did not: its
-/// command of the same operation names another path, as an argument or
-/// an option's value (`git -C ~/src/app status` after `git -C
-/// ~/Projects/app status`). An option added without a value (`ls -la
-/// dist` after `ls dist`) looks at the same place.
+/// command of the same operation names, as an argument or an option's
+/// value, a path of the same name in another place (`git -C
+/// ~/src/app status` after `git -C ~/Projects/app status`): the thing was
+/// there, elsewhere. The same place spelt otherwise (`/Users/me/x` for
+/// `~/x`), an option added without a value (`ls -la dist` after `ls
+/// dist`), or another name (`~/Projects/blog`) is no such look.
 fn looks_elsewhere(e: &Step, s: &Step) -> bool {
     let Some(ec) = e.command() else {
         return false;
     };
-    let words = |c: &Command| -> Vec<String> {
+    // the paths a command names, a home folder spelt as `~`
+    let paths = |c: &Command| -> Vec<String> {
         c.arguments
             .iter()
-            .cloned()
-            .chain(c.options.iter().filter(|o| o.contains([' ', '='])).cloned())
+            .map(String::as_str)
+            .chain(c.options.iter().filter_map(|o| o.split_once([' ', '=']).map(|(_, value)| value)))
+            .filter(|w| w.contains(['/', '\\', '~']))
+            .map(|w| crate::text::redact::redact_private(w.trim_end_matches(['/', '\\'])).into_owned())
             .collect()
     };
-    let failed = words(ec);
+    let name = |path: &str| path.rsplit(['/', '\\']).next().unwrap_or(path).to_owned();
+    let failed = paths(ec);
     s.chain().iter().filter(|c| c.subject == ec.subject).any(|sc| {
-        let retried = words(sc);
-        retried != failed && retried.iter().any(|w| !failed.contains(w) && w.contains(['/', '\\', '~']))
+        paths(sc)
+            .iter()
+            .any(|r| !failed.contains(r) && failed.iter().any(|f| name(f) == name(r) && !name(r).is_empty()))
     })
 }
 
@@ -2960,6 +2992,13 @@ mod tests {
         // a line that says something failed is one
         let still = "omp: unknown flag: --output";
         assert!(resolutions(&[failed(), retry()], Some(still), |_| true).is_empty());
+        // and so is a program of the line signing its message, whatever its words
+        let node = || error(1, "Bash", "node --experimental-strip-types app.ts", "Exit code 9\nnode: bad option: --experimental-strip-types");
+        let piped = || bash(2, "node --experimental-transform-types app.ts 2>&1 | head -5");
+        for said in ["node: bad option: --experimental-transform-types", "node: 옵션이 잘못되었습니다: --x"] {
+            assert!(resolutions(&[node(), piped()], Some(said), |_| true).is_empty(), "{said}");
+        }
+        assert_eq!(resolutions(&[node(), piped()], Some("server: listening on 3000"), |_| true).len(), 1);
     }
 
     #[test]
@@ -2976,5 +3015,41 @@ mod tests {
         // a program found on PATH is no script to run through an interpreter
         let program = || error(1, "Bash", "black src", "Exit code 1\nerror: cannot format src/a.py");
         assert!(resolutions(&[program(), bash(2, "python3 black.py src")], Some("ok"), |_| true).is_empty());
+        // nor is a script that ran, and failed on its own, or another file of the same name
+        let ran = || error(1, "Bash", "./scripts/fetch.py", "Exit code 1\nrequests.exceptions.ConnectionError: refused");
+        assert!(resolutions(&[ran(), bash(2, "python3 scripts/fetch.py")], Some("ok"), |_| true).is_empty());
+        let elsewhere = bash(2, "python3 tools/list-skills.py --all");
+        assert!(resolutions(&[denied(), elsewhere], Some("1. doc"), |_| true).is_empty());
+    }
+
+    #[test]
+    fn a_fixing_task_that_failed_is_resolved_by_its_check_passing() {
+        let failed = |raw: &str| {
+            let mut e = error(1, "Bash", "bun run lint:fix 2>&1", raw);
+            e.headline = Some(crate::text::signature::signature(raw).headline);
+            e
+        };
+        let unfixable = "Exit code 1\nsrc/a.ts:3:20 lint/suspicious/noEmptyBlockStatements ━━━━\n  × Unexpected empty block.";
+        let stream = |e: Step| [e, edit(2, "/w/src/a.ts", "catch {}", "catch { /* gone */ }"), bash(3, "bun run lint 2>&1")];
+        let found = resolutions(&stream(failed(unfixable)), Some("Checked 12 files. No fixes applied."), |_| true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].steps, "[2]");
+        // the runner finding no such task: the fixing run found nothing
+        let missing = "Exit code 1\nerror: Script not found \"lint:fix\"";
+        assert!(resolutions(&stream(failed(missing)), Some("Checked 12 files."), |_| true).is_empty());
+    }
+
+    #[test]
+    fn a_look_retried_where_the_thing_is_is_a_correction() {
+        let raw = "Exit code 128\nfatal: cannot change to '/Users/alice/Projects/shop': No such file or directory";
+        let look = || error(1, "Bash", "git -C ~/Projects/shop status", raw);
+        let learned = |retry: &str| resolutions(&[look(), bash(2, retry)], Some("On branch main"), |_| true).len();
+        // the same name in another place
+        assert_eq!(learned("git -C ~/work/shop status"), 1);
+        // another name, the same place spelt otherwise, the same place again
+        for other in ["git -C ~/Projects/blog status", "git -C /Users/alice/Projects/shop status",
+                      "git -C ~/Projects/shop status", "git -C ~/Projects status"] {
+            assert_eq!(learned(other), 0, "{other}");
+        }
     }
 }

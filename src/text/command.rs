@@ -145,32 +145,21 @@ pub fn only_checks(command: &Command) -> bool {
     checker && !fixes && !command.arguments.iter().any(|a| a.starts_with('>'))
 }
 
-/// The check a run that fixes what it finds would have made: a lint told
-/// to write its fixes without being told (`eslint src` for `eslint src
-/// --fix`), a runner's fixing task as its check (`bun run lint` for `bun
-/// run lint:fix`). A fix it could not make (`biome` leaves unsafe fixes)
-/// is shown fixed when that check passes.
+/// The check a runner's fixing task stands for: its task without the
+/// fixing word (`bun run lint` for `bun run lint:fix`, `npm run format`
+/// for `npm run format-write`). A fix the task could not make (biome
+/// leaves unsafe fixes) is shown fixed when that check passes.
 pub fn check_of_fixing_run(command: &Command) -> Option<Command> {
     let task = command.subject.rsplit(' ').next().unwrap_or("");
     let checked = ["fix", "write"].iter().find_map(|w| {
         task.strip_suffix(w)
             .and_then(|t| t.strip_suffix([':', '-']))
             .filter(|t| ["lint", "format", "fmt", "check", "style"].iter().any(|name| t.starts_with(name)))
-    });
-    if let Some(checked) = checked.filter(|_| command.subject != command.program) {
+    })?;
+    (command.subject != command.program).then(|| {
         let runner = &command.subject[..command.subject.len() - task.len()];
-        return Some(Command { subject: format!("{runner}{checked}"), ..command.clone() });
-    }
-    let check = Command {
-        options: command
-            .options
-            .iter()
-            .filter(|o| !WRITES_FIXES.contains(&o.split('=').next().unwrap_or(o)))
-            .cloned()
-            .collect(),
-        ..command.clone()
-    };
-    (check.options.len() < command.options.len() && only_checks(&check) && !is_test_run(&check)).then_some(check)
+        Command { subject: format!("{runner}{checked}"), ..command.clone() }
+    })
 }
 
 /// Whether `path` is in a temporary folder (`/tmp`, `$TMPDIR`, Windows'
@@ -435,10 +424,33 @@ pub fn as_script_run(command: &Command) -> Option<Command> {
     })
 }
 
+/// Whether two paths as written name the same file: the same, but for a
+/// leading `./` (`./scripts/x.py`, `scripts/x.py`).
+pub fn same_path(a: &str, b: &str) -> bool {
+    let plain = |p: &str| p.trim_start_matches("./").replace('\\', "/");
+    plain(a) == plain(b)
+}
+
 /// Whether `command` runs a file by its path (`./build.sh`,
 /// `scripts/list.py`), not a program found on PATH.
 pub fn runs_a_path(command: &Command) -> bool {
     command.script.is_none() && command.invoked.contains(['/', '\\']) && command.invoked.ends_with(command.program.as_str())
+}
+
+/// The names a line's programs sign their messages with (`prog: …`): each
+/// command's program as invoked and as known (`python3`, `python`), what
+/// runs in front of it (`sudo`, `timeout`), and the shells, which report
+/// for the line (`bash: x: command not found`).
+pub fn programs_of(line: &str) -> Vec<String> {
+    let mut names: Vec<String> = ["bash", "sh", "zsh", "dash", "fish"].map(str::to_owned).to_vec();
+    for c in analyse_all(line) {
+        let tail = c.invoked.rsplit(['/', '\\']).next().unwrap_or(&c.invoked).to_owned();
+        names.extend([c.program.clone(), tail]);
+        names.extend(c.prefix.iter().filter(|w| !w.contains('=')).cloned());
+    }
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// A program errkb knows the operations of.
@@ -1986,10 +1998,9 @@ mod tests {
         let check = |line: &str| check_of_fixing_run(&analyse(line).unwrap()).map(|c| words_of(&c));
         assert_eq!(check("bun run lint:fix").as_deref(), Some("bun run lint"));
         assert_eq!(check("npm run format-write").as_deref(), Some("npm run format"));
-        assert_eq!(check("npx eslint --fix src").as_deref(), Some("npx eslint src"));
-        assert_eq!(check("stylelint --fix src").as_deref(), Some("stylelint src"));
-        // no fixing run, a test run, a task that is no check's
-        for line in ["bun run lint", "npx eslint src", "jest -u", "npm run db:fix", "git commit --fixup HEAD"] {
+        // no fixing task, a test run, a task that is no check's (a checker's
+        // own fixing option is the same operation already: options aside)
+        for line in ["bun run lint", "npx eslint --fix src", "jest -u", "npm run db:fix", "git commit --fixup HEAD"] {
             assert_eq!(check(line), None, "{line}");
         }
     }

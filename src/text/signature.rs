@@ -278,14 +278,24 @@ fn compute(text: &str) -> Signature {
     }
 }
 
-/// Whether what a command printed shows an error, when it may have worked
-/// (a success whose exit status a pipe hid): its identifying line says what
-/// went wrong. A line only in the shape of a program's message is an
-/// error's in a failure's output, but in a success's it is as likely a
-/// value the command printed (`segments: git path session time`, `time:
-/// 10:41`), unless its words say something failed.
-pub fn shows_an_error(output: &str) -> bool {
-    signature(output).says_what_failed
+/// Whether what a command line printed shows an error, when it may have
+/// worked (a success whose exit status a pipe hid): its identifying line
+/// says what went wrong. A line only in the shape of a program's message
+/// (`prog: message`) is an error's in a failure's output; in a success's
+/// it is one when `prog` is a program the line ran, which is how programs
+/// sign their messages (`sudo: a password is required`, `ls: 'x'에 접근할
+/// 수 없습니다`: words in any language), and otherwise a value the
+/// command printed (`segments: git path session time`, `time: 10:41`).
+/// `programs`: the names the line's programs ran by (a shell's among
+/// them: `bash: x: command not found` is its own).
+pub fn shows_an_error(output: &str, programs: &[String]) -> bool {
+    let found = signature(output);
+    found.says_what_failed
+        || found.identified
+            && found
+                .identifiers
+                .iter()
+                .any(|i| i.kind == IdKind::Program && programs.contains(&i.value))
 }
 
 /// A quoted value's text up to its closing quote, its `\"` unescaped
@@ -2689,18 +2699,27 @@ mod v3_tests {
     #[test]
     fn what_a_success_printed_shows_an_error_only_when_it_says_one() {
         // identified as an error's line, by its shape, but no error in a success's output
+        let ran = ["omp", "head", "sudo", "ls", "node", "git", "bash"].map(str::to_owned);
         assert!(signature("segments: git path session time").identified);
-        assert!(!shows_an_error("segments: git path session time\ntime: 10:41:00"));
-        assert!(!shows_an_error("ok"));
+        assert!(!shows_an_error("segments: git path session time\ntime: 10:41:00", &ran));
+        assert!(!shows_an_error("ok", &ran));
         for error in [
             "cat: notes.txt: No such file or directory",
             "(eval):1: bad substitution",
             "Traceback (most recent call last):\n  File \"a.py\", line 1\nKeyError: 'x'",
             "src/a.ts(3,5): error TS2345: Argument of type 'string' is not assignable",
             "rg: unrecognized flag --color",
+            // a program the line ran, in its own words, in any language
+            "sudo: a password is required",
+            "node: bad option: --experimental-transform-types",
+            "ls: 'dist'에 접근할 수 없습니다: 그런 파일이나 디렉터리가 없습니다",
+            "bash: foo: Befehl nicht gefunden",
+            "git: 'stats'은(는) 깃 명령이 아닙니다. 'git --help'를 참고하십시오.",
         ] {
-            assert!(shows_an_error(error), "{error}");
+            assert!(shows_an_error(error, &ran), "{error}");
         }
+        // the same shapes named after no program the line ran are values
+        assert!(!shows_an_error("keys: a password is required", &ran));
     }
 
     /// The signature of a failed command's output (`Exit code 1`, then `out`).
