@@ -99,6 +99,8 @@ def test_kb_resolves_shows_what_a_success_teaches(tmp_path):
     assert sqlite(db, "SELECT count(*) FROM kb_resolves('s')").stdout == "0\n"
     assert sqlite(db, "SELECT event_id, success_event_id FROM kb_resolves('s', NULL, NULL, 4)").stdout == "1|4\n"
     assert sqlite(db, "SELECT count(*) FROM kb_resolves('s', NULL, NULL, 99)").stdout == "0\n"
+    assert sqlite(db, "SELECT count(*) FROM kb_resolves('s', NULL, NULL, 'x')").stdout == "0\n"
+    assert sqlite(db, "SELECT count(*) FROM kb_resolves('s', NULL, NULL, NULL)").stdout == "0\n"
     # learned already: nothing more to teach
     with connection(db) as conn:
         conn.execute("INSERT INTO learned_errors (event_id, error_kb_id, ts) VALUES (1, NULL, 'now')")

@@ -2063,11 +2063,14 @@ impl TableFunction for KbResolves {
         let session_id = String::from_utf8_lossy(session_id);
         let agent_id = arguments[1].map(String::from_utf8_lossy);
         let output = arguments.get(2).copied().flatten().map(String::from_utf8_lossy);
-        let success = arguments
-            .get(3)
-            .copied()
-            .flatten()
-            .and_then(|id| std::str::from_utf8(id).ok()?.parse::<i64>().ok());
+        // (a success given that is no event id names no step: no window)
+        let success = match arguments.get(3).copied().flatten() {
+            None => None,
+            Some(id) => match std::str::from_utf8(id).ok().and_then(|id| id.parse::<i64>().ok()) {
+                Some(id) => Some(id),
+                None => return Ok(Vec::new()),
+            },
+        };
         Ok(find(db, statements, &session_id, agent_id.as_deref(), output.as_deref(), success)?
             .into_iter()
             .map(|r| {
