@@ -983,11 +983,11 @@ fn relation<'p>(
                     }
             };
             let unwrapped = command::without_front(ec);
-            // (a fixing run's check: see below; not when what failed is the
+            // (a fixing task's check: see below; not when what failed is the
             // runner's word about the task itself, `Script not found
-            // "lint:fix"`: then the fixing run found nothing)
+            // "lint:fix"`: then the fixing task found nothing)
             let headline = e.headline.as_deref().unwrap_or("");
-            let fixing_check = command::check_of_fixing_run(ec)
+            let fixing_check = command::check_of_fixing_task(ec)
                 .filter(|_| ec.subject.rsplit(' ').next().is_none_or(|task| !headline.contains(task)));
             // (a line cut short in `--no-verify` skipped the checks too)
             let cut_short = s.line.as_deref().is_some_and(|l| {
@@ -1009,7 +1009,7 @@ fn relation<'p>(
                     // after `./x.py` could not run)
                     || could_not_run_itself(e, ec)
                         && command::as_script_run(sc).is_some_and(|script| command::same_path(&script.invoked, &ec.invoked) && same(ec, &script))
-                    // a fixing run that left what it could not fix, and
+                    // a fixing task that left what it could not fix, and
                     // the check passing later (`bun run lint` after `bun
                     // run lint:fix` failed)
                     || fixing_check.as_ref().is_some_and(|check| same(check, sc))
@@ -3037,7 +3037,7 @@ mod tests {
         let found = resolutions(&stream(failed(unfixable)), Some("Checked 12 files. No fixes applied."), |_| true);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].steps, "[2]");
-        // the runner finding no such task: the fixing run found nothing
+        // the runner finding no such task: the fixing task found nothing
         let missing = "Exit code 1\nerror: Script not found \"lint:fix\"";
         assert!(resolutions(&stream(failed(missing)), Some("Checked 12 files."), |_| true).is_empty());
     }

@@ -149,7 +149,7 @@ pub fn only_checks(command: &Command) -> bool {
 /// fixing word (`bun run lint` for `bun run lint:fix`, `npm run format`
 /// for `npm run format-write`). A fix the task could not make (biome
 /// leaves unsafe fixes) is shown fixed when that check passes.
-pub fn check_of_fixing_run(command: &Command) -> Option<Command> {
+pub fn check_of_fixing_task(command: &Command) -> Option<Command> {
     let task = command.subject.rsplit(' ').next().unwrap_or("");
     let checked = ["fix", "write"].iter().find_map(|w| {
         task.strip_suffix(w)
@@ -1994,8 +1994,8 @@ mod tests {
     }
 
     #[test]
-    fn a_fixing_run_has_the_check_it_would_have_made() {
-        let check = |line: &str| check_of_fixing_run(&analyse(line).unwrap()).map(|c| words_of(&c));
+    fn a_fixing_task_has_the_check_it_stands_for() {
+        let check = |line: &str| check_of_fixing_task(&analyse(line).unwrap()).map(|c| words_of(&c));
         assert_eq!(check("bun run lint:fix").as_deref(), Some("bun run lint"));
         assert_eq!(check("npm run format-write").as_deref(), Some("npm run format"));
         // no fixing task, a test run, a task that is no check's (a checker's
