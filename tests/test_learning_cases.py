@@ -187,6 +187,17 @@ def case_results_of_calls_made_together_in_the_order_they_came(s):
     return [(f"Read {HOME_CWD}/src", "ls src")]
 
 
+def case_a_piped_retry_that_printed_values_and_one_that_failed_again(s):
+    # what a piped retry printed shows no error when its `name: value`
+    # lines are values; a program of the line signing its message is one
+    s.bash("omp config export data --shell pwsh --output o.json",
+           error="Exit code 2\nError: unknown flag: --shell\nUsage:\n  omp config export data [flags]")
+    s.bash("omp config export data --output o.json 2>&1 | head -2", "segments: git path session time\ntime: 10:41:00")
+    s.bash("node --experimental-strip-types app.ts", error="Exit code 9\nnode: bad option: --experimental-strip-types")
+    s.bash("node --experimental-transform-types app.ts 2>&1 | head -5", "node: bad option: --experimental-transform-types")
+    return [("omp config export data --shell pwsh --output o.json", "omp config export data --output o.json 2>&1 | head -2")]
+
+
 def case_a_script_that_could_not_run_runs_through_its_interpreter(s):
     s.bash("./scripts/list-skills.py --all", error="Exit code 126\nzsh:1: permission denied: ./scripts/list-skills.py")
     s.bash("python3 scripts/list-skills.py --all", "1. doc\n2. figma")
