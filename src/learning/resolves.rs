@@ -842,6 +842,12 @@ fn missing_program(e: &Step) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// Whether `output`, what shell success `s` printed, shows an error
+/// (`shows_an_error`, with the programs its line ran).
+fn printed_an_error(s: &Step, output: &str) -> bool {
+    crate::text::signature::shows_an_error(output, &s.line().map(command::programs_of).unwrap_or_default())
+}
+
 /// The commands a shell success proves ran well (worked out once per
 /// success: see `relation`): those its exit status shows; when its output
 /// shows no error (or holds a test run's verdict that all passed: see
@@ -871,7 +877,7 @@ fn proven_by(s: &Step, output: Option<&str>) -> Vec<Command> {
     let shown = output
         .filter(|o| !o.trim().is_empty())
         .filter(|_| shown_commands.iter().chain(&listings).any(|c| !successes.contains(c)));
-    if shown.is_some_and(|o| !crate::text::signature::shows_an_error(o, &command::programs_of(line))) {
+    if shown.is_some_and(|o| !printed_an_error(s, o)) {
         successes.extend(shown_commands.into_iter().filter(|c| !failed(c)));
         successes.extend(listings.into_iter().filter(|c| !failed(c)));
     } else if shown.is_some_and(crate::text::test_verdict::all_passed) {
@@ -934,11 +940,7 @@ fn relation<'p>(
                 let fed_before = between.iter().filter(|b| !b.is_error && b.tool() == "Bash").any(|b| {
                     b.line().is_some_and(|l| same_feed(&upstream, &command::status_pipelines(l)).is_some())
                 });
-                let shows_no_error =
-                    || output.is_some_and(|o| {
-                        !o.trim().is_empty()
-                            && !crate::text::signature::shows_an_error(o, &s.line().map(command::programs_of).unwrap_or_default())
-                    });
+                let shows_no_error = || output.is_some_and(|o| !o.trim().is_empty() && !printed_an_error(s, o));
                 return (!fed_before && (!viewed || shows_no_error())).then_some(Relation::SameOperation);
             }
             let successes = proven();
@@ -986,9 +988,9 @@ fn relation<'p>(
             // (a fixing task's check: see below; not when what failed is the
             // runner's word about the task itself, `Script not found
             // "lint:fix"`: then the fixing task found nothing)
-            let headline = e.headline.as_deref().unwrap_or("");
+            let task = ec.subject.rsplit(' ').next().unwrap_or_default();
             let fixing_check = command::check_of_fixing_task(ec)
-                .filter(|_| ec.subject.rsplit(' ').next().is_none_or(|task| !headline.contains(task)));
+                .filter(|_| !e.headline.as_deref().unwrap_or("").contains(task));
             // (a line cut short in `--no-verify` skipped the checks too)
             let cut_short = s.line.as_deref().is_some_and(|l| {
                 let chars = l.chars().count();
@@ -1007,8 +1009,7 @@ fn relation<'p>(
                     || command::without_front(sc).is_some_and(|inner| same(ec, &inner))
                     // a script run through its interpreter (`python3 x.py`
                     // after `./x.py` could not run)
-                    || could_not_run_itself(e, ec)
-                        && command::as_script_run(sc).is_some_and(|script| command::same_path(&script.invoked, &ec.invoked) && same(ec, &script))
+                    || through_its_interpreter(e, ec, sc).is_some_and(|script| same(ec, &script))
                     // a fixing task that left what it could not fix, and
                     // the check passing later (`bun run lint` after `bun
                     // run lint:fix` failed)
@@ -1332,9 +1333,7 @@ fn retry_changes(e: &Step, s: &Step) -> Vec<String> {
             } else if let Some(inner) = command::without_front(sc).filter(|i| i.subject == ec.subject) {
                 changed.push(format!("through {}", tail(&sc.invoked)));
                 Some((ec.clone(), inner))
-            } else if let Some(script) = command::as_script_run(sc)
-                .filter(|s| could_not_run_itself(e, ec) && command::same_path(&s.invoked, &ec.invoked))
-            {
+            } else if let Some(script) = through_its_interpreter(e, ec, sc) {
                 changed.push(format!("through {}", tail(&sc.invoked)));
                 Some((ec.clone(), script))
             } else {
@@ -1579,11 +1578,14 @@ const COULD_NOT_RUN: &[&str] = &[
     "No such file or directory",
 ];
 
-/// Whether failed step `e` ran a file by its path (`./scripts/list.py`),
-/// command `ec`, that could not run itself (COULD_NOT_RUN): what its
-/// interpreter runs instead, the same file, is its retry.
-fn could_not_run_itself(e: &Step, ec: &Command) -> bool {
-    command::runs_a_path(ec) && e.error_raw.as_deref().is_some_and(|raw| COULD_NOT_RUN.iter().any(|w| raw.contains(w)))
+/// When failed step `e` ran a file by its path (`./scripts/list.py`),
+/// command `ec`, that could not run itself (COULD_NOT_RUN), and `sc` runs
+/// the same file through its interpreter (`python3 scripts/list.py`):
+/// `sc` as the script's own run, to compare with `ec` as its retry.
+fn through_its_interpreter(e: &Step, ec: &Command, sc: &Command) -> Option<Command> {
+    let could_not_run = command::runs_a_path(ec)
+        && e.error_raw.as_deref().is_some_and(|raw| COULD_NOT_RUN.iter().any(|w| raw.contains(w)));
+    command::as_script_run(sc).filter(|script| could_not_run && command::same_path(&script.invoked, &ec.invoked))
 }
 
 /// Whether shell success `s` looks where failed look `e` did not: its
@@ -2064,12 +2066,10 @@ impl TableFunction for KbResolves {
         let agent_id = arguments[1].map(String::from_utf8_lossy);
         let output = arguments.get(2).copied().flatten().map(String::from_utf8_lossy);
         // (a success given that is no event id names no step: no window)
-        let success = match arguments.get(3).copied().flatten() {
-            None => None,
-            Some(id) => match std::str::from_utf8(id).ok().and_then(|id| id.parse::<i64>().ok()) {
-                Some(id) => Some(id),
-                None => return Ok(Vec::new()),
-            },
+        let success = arguments.get(3).copied().flatten().map(|id| std::str::from_utf8(id).ok()?.parse::<i64>().ok());
+        let success = match success {
+            Some(None) => return Ok(Vec::new()),
+            given => given.flatten(),
         };
         Ok(find(db, statements, &session_id, agent_id.as_deref(), output.as_deref(), success)?
             .into_iter()
