@@ -263,7 +263,7 @@ fn compute(text: &str) -> Signature {
             let mut alone = compute(last);
             if !alone.headline.is_empty() {
                 alone.identified = !rejects_its_input_data(&alone.headline);
-                alone.says_what_failed = true;
+                alone.says_what_failed = alone.identified;
                 return alone;
             }
         }
