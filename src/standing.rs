@@ -6,7 +6,9 @@
 //! - `tellable(errors, session_id, agent_id, project)`: the fixes of
 //!   some errors that may be told to this agent now, best first: advised by
 //!   fix_standing, not told to it in this session, not applied by it
-//!   itself, this project's first (`sql/search/tellable.sql`).
+//!   itself, this project's first (`sql/search/tellable.sql` gives the
+//!   advised fixes in order; what was told, `told.sql`, and applied,
+//!   `applied.sql`, are read apart and taken out here).
 //!
 //! kb_search's candidates and every hook that tells a fix read `tellable`,
 //! so that what may be told, and in which order, is written once.
@@ -46,7 +48,13 @@ impl TableFunction for FixStanding {
 }
 
 const TELLABLE_SQL: &str = include_str!("../sql/search/tellable.sql");
+const TOLD_SQL: &str = include_str!("../sql/search/told.sql");
+const APPLIED_SQL: &str = include_str!("../sql/search/applied.sql");
 const TELLABLE_COLUMNS: c_int = 15;
+/// Where tellable.sql gives a fix's id, uid and content.
+const FIX_ID: usize = 1;
+const UID: usize = 2;
+const FIX_KEY: usize = 3;
 
 pub struct Tellable;
 
@@ -74,18 +82,42 @@ impl TableFunction for Tellable {
             Err(_) => errors.to_owned(),
         };
         let argument = |i: usize| arguments.get(i).copied().flatten();
-        statements.with(db, TELLABLE_SQL, |stmt| {
+        // the advised fixes, in the rule's order (the query's columns but
+        // the last, `rank`)
+        let mut rows = statements.with(db, TELLABLE_SQL, |stmt| {
             stmt.bind_text(1, &errors)?;
-            stmt.bind_optional_text(2, argument(1))?;
-            stmt.bind_optional_text(3, argument(2))?;
-            stmt.bind_optional_text(4, argument(3))?;
-            // the query's columns but the last, `rank`: its row's place
-            let mut rows = all_rows(stmt, TELLABLE_COLUMNS - 1)?;
-            for (place, row) in rows.iter_mut().enumerate() {
-                row.push(Value::Integer(place as i64 + 1));
-            }
-            Ok(rows)
-        })
+            stmt.bind_optional_text(2, argument(3))?;
+            all_rows(stmt, TELLABLE_COLUMNS - 1)
+        })?;
+        // less what this agent was told or applied in this session; no
+        // session: nothing has been told (a search from the shell)
+        if let (Some(session), false) = (argument(1), rows.is_empty()) {
+            let agent = argument(2).unwrap_or_default();
+            let told = statements.with(db, TOLD_SQL, |stmt| {
+                stmt.bind_text_bytes(1, session)?;
+                stmt.bind_text_bytes(2, agent)?;
+                all_rows(stmt, 2)
+            })?;
+            let applied = statements.with(db, APPLIED_SQL, |stmt| {
+                stmt.bind_text_bytes(1, session)?;
+                all_rows(stmt, 3)
+            })?;
+            // (equal as SQL's `=` is: NULL equals nothing)
+            let same = |a: &Value, b: &Value| !matches!(a, Value::Null) && a == b;
+            rows.retain(|row| {
+                let told_it = told.iter().any(|t| same(&t[0], &row[UID]) || same(&t[1], &row[FIX_KEY]));
+                let applied_it = applied.iter().any(|a| {
+                    a[2].as_text().map(str::as_bytes) == Some(agent)
+                        && (same(&a[0], &row[FIX_ID]) || same(&a[1], &row[FIX_KEY]))
+                });
+                !told_it && !applied_it
+            });
+        }
+        // its rank: the row's place
+        for (place, row) in rows.iter_mut().enumerate() {
+            row.push(Value::Integer(place as i64 + 1));
+        }
+        Ok(rows)
     }
 }
 

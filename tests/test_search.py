@@ -134,24 +134,25 @@ def test_stage_queries_are_index_searches_not_scans(kb):
     exact = plan(kb, "exact.sql", ["x", "x", "y"])
     prefix = plan(kb, "prefix.sql", ["x" * 30, "x" * 30 + "\xff", "x" * 40, 0.7, "x" * 30, "x" * 30 + "\xff", "x" * 40])
     candidates = plan(kb, "candidates.sql", ["[1, 2]", "s", "a", "github.com/acme/shop"])
-    tellable = plan(kb, "tellable.sql", ["[1, 2]", "s", "a", "github.com/acme/shop"])
+    tellable = plan(kb, "tellable.sql", ["[1, 2]", "github.com/acme/shop"])
+    told = plan(kb, "told.sql", ["s", "a"])
+    applied = plan(kb, "applied.sql", ["s"])
     standing = plan(kb, "fix_standing.sql", [1])
     assert "SEARCH error_kb_signatures USING COVERING INDEX idx_error_kb_signature (signature=?)" in exact
     assert "SEARCH kb USING COVERING INDEX idx_error_kb_error (error_normalized=?)" in exact
     assert "SEARCH error_kb_signatures USING COVERING INDEX idx_error_kb_signature (signature>? AND signature<?)" in prefix
     assert "SEARCH kb USING INDEX idx_error_kb_prefix (<expr>>? AND <expr><?)" in prefix
-    steps = exact + prefix + candidates + tellable + standing
+    assert "SEARCH e USING INDEX idx_events_session_advice (session_id=?)" in told
+    assert "SEARCH e USING INDEX idx_events_session_errors (session_id=?)" in applied
+    steps = exact + prefix + candidates + tellable + told + applied + standing
     # (a "SCAN (subquery-N)" reads a subquery's few rows, not a table, as
     # does a json_each of the arguments; "SCAN s VIRTUAL TABLE INDEX n" with
     # n > 0 is a table function (fix_standing, tellable) called with its
     # arguments)
     scans = [step for step in steps if step.startswith("SCAN") and not step.startswith("SCAN (subquery")
              and not re.search(r"VIRTUAL TABLE INDEX [1-9]", step) and "json_each" not in step
-             # (tellable's co-routine of one error's fixes, and what this
-             # agent was told and applied in this session: read once
-             # through the session's index, then scanned for each fix;
-             # the session's learned errors, read once, for applied)
-             and step not in ("SCAN fix", "SCAN told", "SCAN applied", "SCAN learned_here")]
+             # (tellable's co-routine of the errors' fixes)
+             and step != "SCAN fix"]
     assert not scans, steps
     # a crowded prefix is read in the index's order and stops early: no sort
     assert not [step for step in prefix if "TEMP B-TREE" in step], prefix

@@ -5,16 +5,20 @@
 -- extension.
 --   ?1 the error_kb rows: a JSON array of their ids (the function takes
 --      one id too)
---   ?2 the session and ?3 the agent in it (NULL: the main agent); no
---      session: nothing has been told (a search from the shell)
---   ?4 the project's identity (project_identity of the folder); NULL: any
+--   ?2 the project's identity (project_identity of the folder); NULL: any
+--   (the function's session_id and agent_id: see below)
 --
 -- May be told: a fix fix_standing advises (not weak, not failing here,
 -- no more voices against it than for it) that this agent was not told in
--- this session by any hook (the 'advice' events name the fixes told), and
--- that this agent did not apply itself in this session (an error of its
--- stream that the fix was learned from). "The same fix" is its content
--- (fix_key): one fix learned under two errors is told once.
+-- this session by any hook (told.sql: the 'advice' events name the fixes
+-- told), and that this agent did not apply itself in this session
+-- (applied.sql: an error of its stream that the fix was learned from).
+-- This statement gives the advised fixes in their order; the table
+-- function takes out what was told or applied, when given a session
+-- (two plain statements compile in about half the time the same sets took
+-- as subqueries of this one: DESIGN.md).
+-- "The same fix" is its content (fix_key): one fix learned under two
+-- errors is told once.
 -- The order: this machine's own fixes first (a teammate's never ranks
 -- before them, whatever project it says it was for), among them those
 -- learned in this project first; then fix_standing's (the voices for it,
@@ -27,7 +31,7 @@ WITH fix AS (
   SELECT f.error_kb_id, f.id AS fix_id, f.uid, f.fix_key, f.resolution, f.error_headline AS headline, f.origin, f.ts,
          s.own, s.support, s.sessions, s.uses,
          (SELECT min(p.project) FROM main.fix_projects AS p WHERE p.fix_id = f.id) AS any_project,
-         ?4 IS NULL OR EXISTS (SELECT 1 FROM main.fix_projects AS p WHERE p.fix_id = f.id AND p.project = ?4)
+         ?2 IS NULL OR EXISTS (SELECT 1 FROM main.fix_projects AS p WHERE p.fix_id = f.id AND p.project = ?2)
            AS here
   FROM main.fixes AS f JOIN fix_standing(f.id) AS s
   WHERE f.error_kb_id IN (SELECT value FROM json_each(?1)) AND s.advisable
@@ -39,36 +43,11 @@ WITH fix AS (
   WHERE kb.id IN (SELECT value FROM json_each(?1)
                   WHERE NOT EXISTS (SELECT 1 FROM main.fixes AS f WHERE f.error_kb_id = value))
     AND kb.resolution IS NOT NULL
-),
--- what this agent was told in this session (the fixes' uids, and their content)
-told AS MATERIALIZED (
-  SELECT t.value AS uid, tf.fix_key
-  FROM main.events AS e, json_each(e.data, '$.fixes') AS t
-  LEFT JOIN main.fixes AS tf ON tf.uid = t.value
-  WHERE ?2 IS NOT NULL AND e.session_id = ?2 AND e.type = 'advice'
-    AND coalesce(e.data ->> '$.agentId', '') = coalesce(?3, '')
-),
--- what this agent applied itself in this session: the fixes learned from
--- its errors. Whose error it was is read from the event only for the
--- errors a fix was learned from: most of a session's errors are not, and
--- reading each one's data cost a long session's every hook a third of
--- this query.
-learned_here AS MATERIALIZED (
-  SELECT l.fix_id, coalesce(e.data ->> '$.agentId', '') AS agent
-  FROM main.events AS e JOIN main.learned_errors AS l ON l.event_id = e.id
-  WHERE ?2 IS NOT NULL AND e.session_id = ?2 AND e.type = 'tool_error'
-),
-applied AS MATERIALIZED (
-  SELECT lf.id AS fix_id, lf.fix_key
-  FROM learned_here JOIN main.fixes AS lf ON lf.id = learned_here.fix_id
-  WHERE learned_here.agent = coalesce(?3, '')
 )
-SELECT error_kb_id, fix_id, uid, fix_key, resolution, headline, origin, this_project,
-       CASE WHEN NOT this_project THEN any_project END AS elsewhere,
+SELECT error_kb_id, fix_id, uid, fix_key, resolution, headline, origin, here OR any_project IS NULL AS this_project,
+       CASE WHEN NOT here AND any_project IS NOT NULL THEN any_project END AS elsewhere,
        own, support, sessions, uses, ts
-FROM (SELECT *, here OR any_project IS NULL AS this_project FROM fix) AS x
-WHERE NOT EXISTS (SELECT 1 FROM told WHERE told.uid = x.uid OR told.fix_key = x.fix_key)
-  AND NOT EXISTS (SELECT 1 FROM applied WHERE applied.fix_id = x.fix_id OR applied.fix_key = x.fix_key)
+FROM fix
 -- (the table function numbers the rows in this order: their rank; a
 -- window function here cost a third of compiling this, in every hook)
 ORDER BY own DESC, this_project DESC, support DESC, sessions DESC, uses DESC, ts DESC
