@@ -223,6 +223,9 @@ pub struct Repeated {
     steps: Vec<Step>,
     /// The temp tables created so far on the connection.
     created: std::collections::HashSet<String>,
+    /// Make every table the script declares before its first run's first
+    /// statement (see `declaring_tables_first`).
+    tables_first: bool,
 }
 
 /// A statement of a repeated script. One that creates a temp table also
@@ -238,6 +241,8 @@ struct Step {
 
 struct TempTable {
     name: String,
+    /// Made with its columns (`CREATE TEMP TABLE t (a, b)`), not a query.
+    declared: bool,
     /// What runs instead once the table exists: it is emptied, and
     /// refilled with its query when it was made from one.
     refill: Vec<String>,
@@ -279,6 +284,7 @@ impl Repeated {
                     .filter(|_| gate.is_none())
                     .map(|(name, query)| TempTable {
                         name: name.to_owned(),
+                        declared: query.is_none(),
                         refill: std::iter::once(format!("DELETE FROM temp.{name}"))
                             .chain(query.map(|query| format!("INSERT INTO temp.{name} {query}")))
                             .collect(),
@@ -294,12 +300,35 @@ impl Repeated {
         Repeated {
             steps,
             created: Default::default(),
+            tables_first: false,
         }
+    }
+
+    /// For a script that will run more than once: every table it declares
+    /// (with columns, not a query) is made before anything else of its
+    /// first run. A change to the TEMP schema expires every statement the
+    /// connection has prepared, so a table made past the first run's
+    /// first statements (behind a gate: a file's history) made the next
+    /// run compile all of those again. A script run once makes its tables
+    /// where they stand, and none behind a gate that stays closed.
+    pub fn declaring_tables_first(mut self) -> Self {
+        self.tables_first = true;
+        self
     }
 
     /// One run with `params`: the rows the script selects are written to
     /// `out` as `run` writes them.
     pub fn run(&mut self, conn: &Connection, params: &Params, out: &mut impl Write) -> Result<()> {
+        let mut declared_now = Vec::new();
+        if self.tables_first {
+            for step in &self.steps {
+                if let Some(table) = step.temp_table.as_ref().filter(|t| t.declared && !self.created.contains(&t.name)) {
+                    conn.prepare(&step.sql)?.raw_execute()?;
+                    self.created.insert(table.name.clone());
+                    declared_now.push(table.name.as_str());
+                }
+            }
+        }
         for step in &self.steps {
             if let Some(question) = &step.gate {
                 if !gate_open(conn, question, params)? {
@@ -308,6 +337,7 @@ impl Repeated {
                 continue;
             }
             let statements: &[String] = match &step.temp_table {
+                Some(table) if declared_now.contains(&table.name.as_str()) => continue,
                 Some(table) if self.created.contains(&table.name) => &table.refill,
                 _ => std::slice::from_ref(&step.sql),
             };
@@ -617,6 +647,43 @@ mod tests {
 
     /// A script as a user may have edited it: empty statements, a temp
     /// table spelled in lower case or as TEMPORARY. Each run is its own.
+    /// A script run more than once, with a table declared behind a gate
+    /// (made in the first run after the statements before it were
+    /// prepared): declaring its tables first, the second run compiles
+    /// nothing again; without, making the table expired every statement
+    /// prepared before it. What the runs print is the same either way.
+    #[test]
+    fn a_script_declaring_its_tables_first_compiles_each_statement_once() {
+        let text = "CREATE TEMP TABLE staged(n);\nINSERT INTO temp.staged SELECT :n;\n\
+                    CREATE TEMP TABLE errkb_continue AS SELECT 1 FROM temp.staged WHERE n > 0;\n\
+                    CREATE TEMP TABLE later(m);\nINSERT INTO temp.later SELECT n * 10 FROM temp.staged;\n\
+                    SELECT 'run', n, (SELECT m FROM temp.later) FROM temp.staged;";
+        // how often `INSERT INTO temp.staged` was compiled (SQLite asks the
+        // authorizer while it compiles)
+        let compiled = |first: bool| {
+            let mut conn = Connection::open_in_memory().unwrap();
+            let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let counter = count.clone();
+            conn.authorizer(Some(move |context: rusqlite::hooks::AuthContext<'_>| {
+                if let rusqlite::hooks::AuthAction::Insert { table_name: "staged" } = context.action {
+                    counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                rusqlite::hooks::Authorization::Allow
+            }))
+            .unwrap();
+            let mut script = Repeated::new(text, "");
+            if first {
+                script = script.declaring_tables_first();
+            }
+            conn.set_prepared_statement_cache_capacity(script.statement_count());
+            let printed: Vec<String> = ["1", "2", "3"].iter().map(|n| printed(&mut script, &conn, n)).collect();
+            assert_eq!(printed, ["run|1|10\n", "run|2|20\n", "run|3|30\n"]);
+            count.load(std::sync::atomic::Ordering::Relaxed)
+        };
+        assert_eq!(compiled(true), 1);
+        assert_eq!(compiled(false), 2);
+    }
+
     #[test]
     fn a_repeated_script_takes_what_sqlite_takes() {
         let conn = Connection::open_in_memory().unwrap();

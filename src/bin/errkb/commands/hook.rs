@@ -97,6 +97,8 @@ fn run_script(event: &str, agent: Agent, db_path: Option<PathBuf>, started: Inst
     // its temp tables are refilled).
     let mut scripts: Vec<(&str, script::Repeated)> = Vec::new();
     let mut outputs = Vec::with_capacity(runs.len());
+    // (a script run more than once: a Codex patch's edits)
+    let events: Vec<&str> = runs.iter().map(|run| run.event).collect();
     for run in runs {
         let hook = hooks::find(run.event)?;
         let at = match scripts.iter().position(|(event, _)| *event == hook.event) {
@@ -106,7 +108,11 @@ fn run_script(event: &str, agent: Agent, db_path: Option<PathBuf>, started: Inst
                 // second script's get its event's)
                 let suffix = if scripts.is_empty() { "" } else { hook.event };
                 let sql = hooks::script_of(hook)?;
-                scripts.push((hook.event, script::Repeated::new(&sql, suffix)));
+                let mut script = script::Repeated::new(&sql, suffix);
+                if events.iter().filter(|&&e| e == hook.event).count() > 1 {
+                    script = script.declaring_tables_first();
+                }
+                scripts.push((hook.event, script));
                 conn.set_prepared_statement_cache_capacity(scripts.iter().map(|(_, s)| s.statement_count()).sum());
                 scripts.len() - 1
             }

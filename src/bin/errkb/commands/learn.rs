@@ -202,8 +202,9 @@ pub fn run(conn: &Connection, paths: &[PathBuf]) -> Result<Summary> {
     let mut importer = Importer {
         conn,
         scripts: Scripts {
-            success: script::Repeated::new(&hooks::script_for("PostToolUse")?, "success"),
-            failure: script::Repeated::new(&hooks::script_for("PostToolUseFailure")?, "failure"),
+            success: script::Repeated::new(&hooks::script_for("PostToolUse")?, "success").declaring_tables_first(),
+            failure: script::Repeated::new(&hooks::script_for("PostToolUseFailure")?, "failure")
+                .declaring_tables_first(),
         },
         known: HashSet::new(),
         known_up_to: 0,
