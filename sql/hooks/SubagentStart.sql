@@ -86,25 +86,12 @@ LEFT JOIN (SELECT error_kb_id, uid, resolution, origin, elsewhere, min(rank)
            FROM temp.may_tell GROUP BY error_kb_id) AS t ON t.error_kb_id = e.entry
 WHERE NOT e.current;
 
--- Up to 3 claude_md rules from the newest analysis (this project's or a
--- global one) of the last 48 hours.
-CREATE TEMP TABLE rules (rule);
-INSERT INTO temp.rules
-SELECT coalesce(json_extract(s.value, '$.rule'), json_extract(s.value, '$.summary'))
-FROM (SELECT analysis FROM main.analysis_cache
-      WHERE (project = path_basename((SELECT cwd FROM temp.payload)) OR project IS NULL OR project = '')
-        AND ts >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-48 hours')
-        AND json_valid(analysis)
-      ORDER BY ts DESC LIMIT 1) AS a,
-     json_each(a.analysis, '$.suggestions') AS s
-WHERE json_extract(s.value, '$.type') = 'claude_md'
-  AND coalesce(json_extract(s.value, '$.project'), '') IN ('', path_basename((SELECT cwd FROM temp.payload)))
-  AND coalesce(json_extract(s.value, '$.rule'), json_extract(s.value, '$.summary')) IS NOT NULL
-LIMIT 3;
-
 -- The briefing (render_advice: as many whole entries as fit in 500
 -- characters, and how many more there are): the current error first, then
--- those with a fix it may be told, then the others, newest first.
+-- those with a fix it may be told, then the others, newest first; and up
+-- to 3 claude_md rules from the newest analysis (this project's or a
+-- global one) of the last 48 hours. (The rules are read here, not staged
+-- in a table: making a temp table cost more than the statement.)
 CREATE TEMP TABLE told (text);
 INSERT INTO temp.told
 SELECT render_advice('briefing', json_object(
@@ -113,7 +100,18 @@ SELECT render_advice('briefing', json_object(
                       'similar', similar,
                       'team', json(CASE WHEN origin = 'team' THEN 'true' ELSE 'false' END)))
                     FROM (SELECT * FROM temp.briefing ORDER BY current DESC, resolution IS NULL, ts DESC))),
-         'rules', json((SELECT json_group_array(rule) FROM temp.rules))));
+         'rules', json((SELECT json_group_array(rule) FROM (
+           SELECT coalesce(json_extract(s.value, '$.rule'), json_extract(s.value, '$.summary')) AS rule
+           FROM (SELECT analysis FROM main.analysis_cache
+                 WHERE (project = path_basename((SELECT cwd FROM temp.payload)) OR project IS NULL OR project = '')
+                   AND ts >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-48 hours')
+                   AND json_valid(analysis)
+                 ORDER BY ts DESC LIMIT 1) AS a,
+                json_each(a.analysis, '$.suggestions') AS s
+           WHERE json_extract(s.value, '$.type') = 'claude_md'
+             AND coalesce(json_extract(s.value, '$.project'), '') IN ('', path_basename((SELECT cwd FROM temp.payload)))
+             AND coalesce(json_extract(s.value, '$.rule'), json_extract(s.value, '$.summary')) IS NOT NULL
+           LIMIT 3)))));
 
 -- Noted as what this subagent was told (the fixes whose error the text
 -- shows), so that no hook tells it one of them again.
