@@ -53,8 +53,8 @@ const APPLIED_SQL: &str = include_str!("../sql/search/applied.sql");
 const TELLABLE_COLUMNS: c_int = 15;
 /// Where tellable.sql gives a fix's id, uid and content.
 const FIX_ID: usize = 1;
-const UID: usize = 2;
-const FIX_KEY: usize = 3;
+const UID: c_int = 2;
+const FIX_KEY: c_int = 3;
 
 pub struct Tellable;
 
@@ -83,11 +83,16 @@ impl TableFunction for Tellable {
         };
         let argument = |i: usize| arguments.get(i).copied().flatten();
         // the advised fixes, in the rule's order (the query's columns but
-        // the last, `rank`)
+        // the last, `rank`), each with its uid and content as keys
         let mut rows = statements.with(db, TELLABLE_SQL, |stmt| {
             stmt.bind_text(1, &errors)?;
             stmt.bind_optional_text(2, argument(3))?;
-            all_rows(stmt, TELLABLE_COLUMNS - 1)
+            let mut rows = Vec::new();
+            while stmt.step()? {
+                let row: Vec<Value> = (0..TELLABLE_COLUMNS - 1).map(|i| stmt.column(i)).collect();
+                rows.push((row, key(stmt, UID), key(stmt, FIX_KEY)));
+            }
+            Ok(rows)
         })?;
         // less what this agent was told or applied in this session; no
         // session: nothing has been told (a search from the shell)
@@ -96,28 +101,57 @@ impl TableFunction for Tellable {
             let told = statements.with(db, TOLD_SQL, |stmt| {
                 stmt.bind_text_bytes(1, session)?;
                 stmt.bind_text_bytes(2, agent)?;
-                all_rows(stmt, 2)
+                let mut told = Vec::new();
+                while stmt.step()? {
+                    told.push((key(stmt, 0), key(stmt, 1)));
+                }
+                Ok(told)
             })?;
             let applied = statements.with(db, APPLIED_SQL, |stmt| {
                 stmt.bind_text_bytes(1, session)?;
-                all_rows(stmt, 3)
+                let mut applied = Vec::new();
+                while stmt.step()? {
+                    applied.push((stmt.column(0), key(stmt, 1), key(stmt, 2)));
+                }
+                Ok(applied)
             })?;
             // (equal as SQL's `=` is: NULL equals nothing)
-            let same = |a: &Value, b: &Value| !matches!(a, Value::Null) && a == b;
-            rows.retain(|row| {
-                let told_it = told.iter().any(|t| same(&t[0], &row[UID]) || same(&t[1], &row[FIX_KEY]));
-                let applied_it = applied.iter().any(|a| {
-                    a[2].as_text().map(str::as_bytes) == Some(agent)
-                        && (same(&a[0], &row[FIX_ID]) || same(&a[1], &row[FIX_KEY]))
+            let agent = Some(Key::Text(agent.to_vec()));
+            let same = |a: &Option<Key>, b: &Option<Key>| a.is_some() && a == b;
+            rows.retain(|(row, uid, fix_key)| {
+                let told_it = told.iter().any(|(t_uid, t_key)| same(t_uid, uid) || same(t_key, fix_key));
+                let applied_it = applied.iter().any(|(a_id, a_key, a_agent)| {
+                    *a_agent == agent
+                        && (!matches!(a_id, Value::Null) && *a_id == row[FIX_ID] || same(a_key, fix_key))
                 });
                 !told_it && !applied_it
             });
         }
+        let mut rows: Vec<Vec<Value>> = rows.into_iter().map(|(row, _, _)| row).collect();
         // its rank: the row's place
         for (place, row) in rows.iter_mut().enumerate() {
             row.push(Value::Integer(place as i64 + 1));
         }
         Ok(rows)
+    }
+}
+
+/// A value as SQL's `=` compares it without affinity: text by its bytes
+/// exactly (read lossily, two different invalid sequences would both be
+/// U+FFFD, and equal), anything else as read; None for NULL.
+#[derive(PartialEq)]
+enum Key {
+    Text(Vec<u8>),
+    Other(Value),
+}
+
+fn key(stmt: &Statement, i: c_int) -> Option<Key> {
+    match stmt.column_text_bytes(i) {
+        Some(bytes) => Some(Key::Text(bytes.to_vec())),
+        None => match stmt.column(i) {
+            Value::Null => None,
+            value => Some(Key::Other(value)),
+        },
     }
 }
 

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import connection, runner, sqlite
+from conftest import SQL, connection, runner, sqlite
 
 
 @pytest.fixture
@@ -289,3 +289,35 @@ def test_a_read_done_again_with_a_window_is_told_for_that_file_only(home, tmp_pa
     assert other is None
     same = send(home, "PostToolUseFailure", "c", shop, "Read", {"file_path": ops}, too_large.format(n=31000), use="r4")
     assert same is not None and "offset 1, limit 200" in same
+
+
+def test_told_and_applied_fixes_are_compared_byte_for_byte(tmp_path):
+    """What was told and applied is compared as SQL compares text: the
+    same bytes. Through the sqlite3 shell with the extension: uids and an
+    agent id that are not UTF-8 (two different bytes that a lossy reading
+    would both turn into U+FFFD) are different values."""
+    kb = tmp_path / "kb.db"
+    sqlite(kb, f".read {SQL / 'schema.sql'}")
+    sqlite(kb,
+           "INSERT INTO error_kb (id, ts, error_normalized, resolution) VALUES (1, 't', 'e', '{}'), (2, 't', 'f', '{}')",
+           "INSERT INTO fixes (id, uid, error_kb_id, resolution, fix_key, ts) "
+           "VALUES (1, CAST(X'ff' AS TEXT), 1, 'r1', 'k1', 't'), (2, 'u2', 1, 'r2', 'k2', 't'), "
+           "(3, 'u3', 1, 'r3', CAST(X'fe' AS TEXT), 't')",
+           "INSERT INTO fix_counts (fix_id, replica, learned) VALUES (1, '', 3), (2, '', 2), (3, '', 1)",
+           # session s1 was told uid X'fe' (not fix 1's X'ff') and another error's fix whose content
+           # is fix 3's
+           "INSERT INTO fixes (id, uid, error_kb_id, resolution, fix_key, ts) VALUES (4, 'u4', 2, 'r4', "
+           "CAST(X'fe' AS TEXT), 't')",
+           "INSERT INTO events (id, type, ts, session_id, data) VALUES "
+           "(1, 'advice', 't', 's1', '{\"fixes\":[\"' || CAST(X'fe' AS TEXT) || '\",\"u4\"]}'), "
+           # in session s2, an agent whose id is the byte X'ff' applied fix 2
+           "(2, 'tool_error', 't', 's2', '{\"agentId\":\"' || CAST(X'ff' AS TEXT) || '\"}')",
+           "INSERT INTO learned_errors (event_id, error_kb_id, fix_id, session_id, ts) VALUES (2, 1, 2, 's2', 't')")
+    told = sqlite(kb, "SELECT group_concat(fix_id) FROM tellable(1, 's1')").stdout.split()
+    # fix 1 stays (another uid), fix 3 goes (its content was told)
+    assert told == ["1,2"]
+    # the agent X'ff' applied fix 2 itself; the agent X'fe' did not
+    assert sqlite(kb, "SELECT group_concat(fix_id) FROM tellable(1, 's2', CAST(X'ff' AS TEXT))").stdout.split() \
+        == ["1,3"]
+    assert sqlite(kb, "SELECT group_concat(fix_id) FROM tellable(1, 's2', CAST(X'fe' AS TEXT))").stdout.split() \
+        == ["1,2,3"]
