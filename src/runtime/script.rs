@@ -199,6 +199,23 @@ pub fn statements(sql: &str) -> Vec<String> {
     out
 }
 
+/// The temp table a statement (without comments) drops: `DROP TABLE [IF
+/// EXISTS] [temp.]name`, in any case (a user's edited script may).
+fn temp_table_dropped(statement: &str) -> Option<&str> {
+    let mut words = statement.split_ascii_whitespace();
+    if !words.next()?.eq_ignore_ascii_case("drop") || !words.next()?.eq_ignore_ascii_case("table") {
+        return None;
+    }
+    let mut name = words.next()?;
+    if name.eq_ignore_ascii_case("if") {
+        words.next().filter(|w| w.eq_ignore_ascii_case("exists"))?;
+        name = words.next()?;
+    }
+    let name = name.trim_end_matches(';');
+    let name = name.get(..5).filter(|p| p.eq_ignore_ascii_case("temp.")).map_or(name, |_| &name[5..]);
+    Some(name)
+}
+
 /// Whether a statement (without comments) makes a trigger: `CREATE
 /// [TEMP|TEMPORARY] TRIGGER …`.
 fn makes_trigger(statement: &str) -> bool {
@@ -310,9 +327,14 @@ impl Repeated {
     /// connection has prepared, so a table made past the first run's
     /// first statements (behind a gate: a file's history) made the next
     /// run compile all of those again. A script run once makes its tables
-    /// where they stand, and none behind a gate that stays closed.
+    /// where they stand, and none behind a gate that stays closed. (So in
+    /// the first run, as in every later one, a statement before a
+    /// declaration finds the table.) A script that alters a table (a
+    /// user's edited copy) keeps its order.
     pub fn declaring_tables_first(mut self) -> Self {
-        self.tables_first = true;
+        self.tables_first = !self.steps.iter().any(|step| {
+            step.sql.split_ascii_whitespace().next().is_some_and(|w| w.eq_ignore_ascii_case("alter"))
+        });
         self
     }
 
@@ -337,7 +359,9 @@ impl Repeated {
                 continue;
             }
             let statements: &[String] = match &step.temp_table {
-                Some(table) if declared_now.contains(&table.name.as_str()) => continue,
+                Some(table) if declared_now.contains(&table.name.as_str()) && self.created.contains(&table.name) => {
+                    continue
+                }
                 Some(table) if self.created.contains(&table.name) => &table.refill,
                 _ => std::slice::from_ref(&step.sql),
             };
@@ -351,6 +375,10 @@ impl Repeated {
             }
             if let Some(table) = &step.temp_table {
                 self.created.insert(table.name.clone());
+            }
+            // (a table the script drops is made again where it is declared)
+            if let Some(name) = temp_table_dropped(&step.sql) {
+                self.created.remove(name);
             }
         }
         Ok(())
@@ -682,6 +710,19 @@ mod tests {
         };
         assert_eq!(compiled(true), 1);
         assert_eq!(compiled(false), 2);
+        // a script that drops a table before declaring it (a user's edited
+        // copy) runs every time, as the sqlite3 shell runs it, either way
+        let dropping = format!("DROP TABLE IF EXISTS temp.staged;\n{text}");
+        for first in [true, false] {
+            let conn = Connection::open_in_memory().unwrap();
+            let mut script = Repeated::new(&dropping, "");
+            if first {
+                script = script.declaring_tables_first();
+            }
+            for n in ["1", "2", "3"] {
+                assert_eq!(printed(&mut script, &conn, n), format!("run|{n}|{n}0\n"));
+            }
+        }
     }
 
     #[test]
