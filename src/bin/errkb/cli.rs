@@ -22,7 +22,10 @@ pub struct Cli {
     pub command: Command,
 }
 
+// (each command's arguments are built when it is the one run: a hook
+// does not build the other commands' definitions)
 #[derive(Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Create the database and its schema (writes do this by themselves)
     Init,
