@@ -123,6 +123,19 @@ def test_a_closed_gate_ends_the_script_for_the_runner_only(tmp_path):
         assert shell.stdout == "after\n"
 
 
+def test_a_false_condition_skips_the_next_statement_for_the_runner_only(tmp_path):
+    """`CREATE TEMP TABLE errkb_if_<name> AS <query>`: when the query gives no
+    row the runner skips the next statement only (the sqlite3 shell runs
+    it); a condition that holds runs it."""
+    import subprocess
+    for condition, runner_prints in (("SELECT 1 WHERE 0", "after\n"), ("SELECT 1", "next\nafter\n")):
+        script = tmp_path / "conditional.sql"
+        script.write_text(f"CREATE TEMP TABLE errkb_if_x AS {condition};\nSELECT 'next';\nSELECT 'after';\n")
+        assert runner("--db", str(tmp_path / "a.db"), "run", str(script), check=True).stdout == runner_prints
+        shell = subprocess.run(["sqlite3", ":memory:", f".read {script}"], capture_output=True, text=True, timeout=60)
+        assert shell.stdout == "next\nafter\n"
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ELF headers on GNU/Linux")
 def test_the_runner_is_position_independent():
     """The runner parses untrusted tool output: it keeps the address space

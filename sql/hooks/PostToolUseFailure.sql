@@ -96,6 +96,11 @@ FROM temp.payload;
 -- one the advice answered, and this one has its signature): it counts a
 -- failure, and the search below passes over a fix that failed more often
 -- than it worked (learned, or advised and followed). (Live only: learning from a transcript gives no advice.)
+-- It can count something only in a session that was told a fix: the
+-- runner compiles it only then (a condition; see runtime/script.rs).
+CREATE TEMP TABLE errkb_if_advised AS
+SELECT 1 FROM temp.payload AS p JOIN main.events AS a ON a.session_id = p.session_id
+WHERE p.kind = 'error' AND :event_ts IS NULL AND a.type = 'advice';
 INSERT INTO fix_counts (fix_id, replica, failed)
 SELECT a.data ->> '$.fixId', '', 1
 FROM temp.payload AS p,

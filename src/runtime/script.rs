@@ -44,19 +44,29 @@ impl Params {
 /// Run every statement of `sql` in order, writing the rows of those that
 /// return any. Parameters the script names but `params` lacks are NULL.
 ///
-/// One convention saves work: a statement `CREATE TEMP TABLE
+/// Two conventions save work: a statement `CREATE TEMP TABLE
 /// errkb_continue AS <query>` is a gate, and when its query gives no row
-/// the rest of the script is not run (the runner only asks the query; it
-/// does not make the table, which nothing reads). A script must be written so that its
-/// rest then does nothing (the sqlite3 shell, which knows no gates, runs it
-/// and must get the same result); the runner only skips compiling it,
-/// which is most of a short script's time.
+/// the rest of the script is not run; `CREATE TEMP TABLE errkb_if_<name>
+/// AS <query>` is a condition, and when its query gives no row the next
+/// statement is not run. (The runner only asks the query; it does not
+/// make the table, which nothing reads.) A script must be written so that
+/// what is skipped then does nothing (the sqlite3 shell, which knows
+/// neither, runs it and must get the same result); the runner only skips
+/// compiling it, which is most of a short script's time.
 pub fn run(conn: &Connection, sql: &str, params: &Params, out: &mut impl Write) -> Result<()> {
+    let mut skip_next = false;
     for piece in statements(sql) {
         if let Some(question) = gate_question(&piece) {
             if !gate_open(conn, &question, params)? {
                 break;
             }
+            continue;
+        }
+        if let Some(question) = condition_question(&piece) {
+            skip_next = !gate_open(conn, &question, params)?;
+            continue;
+        }
+        if std::mem::take(&mut skip_next) {
             continue;
         }
         prepare_for(conn, &piece)?;
@@ -112,6 +122,15 @@ pub fn temp_objects_named(statement: &str) -> Vec<&'static crate::temp_objects::
 fn gate_question(statement: &str) -> Option<String> {
     temp_table_query(statement)
         .filter(|(table, _)| table.starts_with("errkb_continue"))
+        .map(|(_, query)| format!("SELECT EXISTS ({query})"))
+}
+
+/// What the runner asks of a condition (`CREATE TEMP TABLE errkb_if_<name>
+/// AS <query>`): whether its query gives a row, so that the next
+/// statement runs.
+fn condition_question(statement: &str) -> Option<String> {
+    temp_table_query(statement)
+        .filter(|(table, _)| table.starts_with("errkb_if_"))
         .map(|(_, query)| format!("SELECT EXISTS ({query})"))
 }
 
@@ -252,6 +271,9 @@ struct Step {
     temp_table: Option<TempTable>,
     /// A gate's question, asked instead of making its table (see `run`).
     gate: Option<String>,
+    /// A condition's question, asked instead of making its table: when
+    /// it gives no row, the next step is not run (see `run`).
+    condition: Option<String>,
     /// The TEMP objects it names, made before it runs.
     temp_objects: Vec<&'static crate::temp_objects::TempObjects>,
 }
@@ -297,8 +319,9 @@ impl Repeated {
             .into_iter()
             .map(|statement| {
                 let gate = gate_question(&statement);
+                let condition = condition_question(&statement);
                 let temp_table = temp_table_made(&statement)
-                    .filter(|_| gate.is_none())
+                    .filter(|_| gate.is_none() && condition.is_none())
                     .map(|(name, query)| TempTable {
                         name: name.to_owned(),
                         declared: query.is_none(),
@@ -308,6 +331,7 @@ impl Repeated {
                     });
                 Step {
                     gate,
+                    condition,
                     temp_objects: temp_objects_named(&statement),
                     sql: statement,
                     temp_table,
@@ -351,11 +375,19 @@ impl Repeated {
                 }
             }
         }
+        let mut skip_next = false;
         for step in &self.steps {
             if let Some(question) = &step.gate {
                 if !gate_open(conn, question, params)? {
                     break;
                 }
+                continue;
+            }
+            if let Some(question) = &step.condition {
+                skip_next = !gate_open(conn, question, params)?;
+                continue;
+            }
+            if std::mem::take(&mut skip_next) {
                 continue;
             }
             let statements: &[String] = match &step.temp_table {
@@ -675,6 +707,21 @@ mod tests {
 
     /// A script as a user may have edited it: empty statements, a temp
     /// table spelled in lower case or as TEMPORARY. Each run is its own.
+    /// A condition that gives no row skips the next statement only, run
+    /// after run; one that gives a row runs it.
+    #[test]
+    fn a_repeated_script_skips_what_a_false_condition_guards() {
+        let conn = Connection::open_in_memory().unwrap();
+        let text = "CREATE TEMP TABLE errkb_if_odd AS SELECT 1 WHERE :n % 2 = 1;\n\
+                    SELECT 'odd', :n;\nSELECT 'run', :n;";
+        let mut script = Repeated::new(text, "x");
+        let printed: Vec<String> = ["1", "2", "3"].iter().map(|n| printed(&mut script, &conn, n)).collect();
+        assert_eq!(printed, ["odd|1\nrun|1\n", "run|2\n", "odd|3\nrun|3\n"]);
+        // the condition is asked, its table never made
+        let made: i64 = conn.query_row("SELECT count(*) FROM temp.sqlite_schema", [], |r| r.get(0)).unwrap();
+        assert_eq!(made, 0);
+    }
+
     /// A script run more than once, with a table declared behind a gate
     /// (made in the first run after the statements before it were
     /// prepared): declaring its tables first, the second run compiles
