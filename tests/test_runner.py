@@ -111,29 +111,25 @@ def test_run_prints_what_the_sqlite3_shell_prints(tmp_path):
     assert ours.stdout == shell.stdout and "0.142857142857143" in ours.stdout
 
 
-def test_a_closed_gate_ends_the_script_for_the_runner_only(tmp_path):
-    """`CREATE TEMP TABLE errkb_continue AS <query>`: when the query gives no
-    row the runner stops there (the sqlite3 shell runs on)."""
+@pytest.mark.parametrize("table, query, runner_prints", [
+    # a gate: when its query gives no row the runner stops there
+    ("errkb_continue", "SELECT 1 WHERE 0", ""),
+    ("errkb_continue", "SELECT 1", "next\nafter\n"),
+    # a condition: when its query gives no row the runner skips the next statement only
+    ("errkb_if_x", "SELECT 1 WHERE 0", "after\n"),
+    ("errkb_if_x", "SELECT 1", "next\nafter\n"),
+])
+def test_gates_and_conditions_skip_for_the_runner_only(tmp_path, table, query, runner_prints):
+    """`CREATE TEMP TABLE errkb_continue AS <query>` (a gate) and
+    `CREATE TEMP TABLE errkb_if_<name> AS <query>` (a condition): the
+    runner asks the query and skips what it guards when it gives no row;
+    the sqlite3 shell runs everything."""
     import subprocess
-    for gate, runner_prints in (("SELECT 1 WHERE 0", ""), ("SELECT 1", "after\n")):
-        script = tmp_path / "gated.sql"
-        script.write_text(f"CREATE TEMP TABLE errkb_continue AS {gate};\nSELECT 'after';\n")
-        assert runner("--db", str(tmp_path / "a.db"), "run", str(script), check=True).stdout == runner_prints
-        shell = subprocess.run(["sqlite3", ":memory:", f".read {script}"], capture_output=True, text=True, timeout=60)
-        assert shell.stdout == "after\n"
-
-
-def test_a_false_condition_skips_the_next_statement_for_the_runner_only(tmp_path):
-    """`CREATE TEMP TABLE errkb_if_<name> AS <query>`: when the query gives no
-    row the runner skips the next statement only (the sqlite3 shell runs
-    it); a condition that holds runs it."""
-    import subprocess
-    for condition, runner_prints in (("SELECT 1 WHERE 0", "after\n"), ("SELECT 1", "next\nafter\n")):
-        script = tmp_path / "conditional.sql"
-        script.write_text(f"CREATE TEMP TABLE errkb_if_x AS {condition};\nSELECT 'next';\nSELECT 'after';\n")
-        assert runner("--db", str(tmp_path / "a.db"), "run", str(script), check=True).stdout == runner_prints
-        shell = subprocess.run(["sqlite3", ":memory:", f".read {script}"], capture_output=True, text=True, timeout=60)
-        assert shell.stdout == "next\nafter\n"
+    script = tmp_path / "guarded.sql"
+    script.write_text(f"CREATE TEMP TABLE {table} AS {query};\nSELECT 'next';\nSELECT 'after';\n")
+    assert runner("--db", str(tmp_path / "a.db"), "run", str(script), check=True).stdout == runner_prints
+    shell = subprocess.run(["sqlite3", ":memory:", f".read {script}"], capture_output=True, text=True, timeout=60)
+    assert shell.stdout == "next\nafter\n"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ELF headers on GNU/Linux")
