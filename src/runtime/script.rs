@@ -55,7 +55,12 @@ impl Params {
 /// compiling it, which is most of a short script's time.
 pub fn run(conn: &Connection, sql: &str, params: &Params, out: &mut impl Write) -> Result<()> {
     let mut skip_next = false;
-    for piece in statements(sql) {
+    // (an empty statement, `;;`, is none: a condition guards the next one)
+    for piece in statements(sql).into_iter().filter(|p| !is_empty_statement(p)) {
+        // whatever the next statement is: a gate too (the shell runs on)
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
         if let Some(question) = gate_question(&piece) {
             if !gate_open(conn, &question, params)? {
                 break;
@@ -64,9 +69,6 @@ pub fn run(conn: &Connection, sql: &str, params: &Params, out: &mut impl Write) 
         }
         if let Some(question) = condition_question(&piece) {
             skip_next = !gate_open(conn, &question, params)?;
-            continue;
-        }
-        if std::mem::take(&mut skip_next) {
             continue;
         }
         prepare_for(conn, &piece)?;
@@ -218,9 +220,24 @@ pub fn statements(sql: &str) -> Vec<String> {
     out
 }
 
+/// Whether a piece of a script is no statement (`;;` in a script a user
+/// edited).
+fn is_empty_statement(piece: &str) -> bool {
+    piece.trim().trim_end_matches(';').trim().is_empty()
+}
+
+/// A table's name as written in a statement (`temp."Payload"`,
+/// `[staged]`), without its schema or quotes, in lower case: SQLite's
+/// names are not case-sensitive.
+fn table_name(written: &str) -> String {
+    let written = written.trim_end_matches(';');
+    let name = written.rsplit_once('.').map_or(written, |(_, name)| name);
+    name.trim_matches(['"', '`', '[', ']']).to_ascii_lowercase()
+}
+
 /// The temp table a statement (without comments) drops: `DROP TABLE [IF
-/// EXISTS] [temp.]name`, in any case (a user's edited script may).
-fn temp_table_dropped(statement: &str) -> Option<&str> {
+/// EXISTS] name` (see `table_name`).
+fn temp_table_dropped(statement: &str) -> Option<String> {
     let mut words = statement.split_ascii_whitespace();
     if !words.next()?.eq_ignore_ascii_case("drop") || !words.next()?.eq_ignore_ascii_case("table") {
         return None;
@@ -230,9 +247,26 @@ fn temp_table_dropped(statement: &str) -> Option<&str> {
         words.next().filter(|w| w.eq_ignore_ascii_case("exists"))?;
         name = words.next()?;
     }
-    let name = name.trim_end_matches(';');
-    let name = name.get(..5).filter(|p| p.eq_ignore_ascii_case("temp.")).map_or(name, |_| &name[5..]);
-    Some(name)
+    Some(table_name(name))
+}
+
+/// What an `ALTER TABLE` statement renames a table to, if it does (see
+/// `table_name`).
+fn table_renamed(statement: &str) -> Option<String> {
+    let words: Vec<&str> = statement.split_ascii_whitespace().take(6).collect();
+    let is = |i: usize, word: &str| words.get(i).is_some_and(|w| w.eq_ignore_ascii_case(word));
+    if is(0, "alter") && is(1, "table") && is(3, "rename") && is(4, "to") {
+        words.get(5).map(|name| table_name(name))
+    } else {
+        None
+    }
+}
+
+/// Whether a statement (without comments) alters a table.
+fn alters_a_table(statement: &str) -> bool {
+    let mut words = statement.split_ascii_whitespace();
+    words.next().is_some_and(|w| w.eq_ignore_ascii_case("alter"))
+        && words.next().is_some_and(|w| w.eq_ignore_ascii_case("table"))
 }
 
 /// Whether a statement (without comments) makes a trigger: `CREATE
@@ -262,6 +296,8 @@ pub struct Repeated {
     /// Make every table the script declares before its first run's first
     /// statement (see `declaring_tables_first`).
     tables_first: bool,
+    /// The script alters a table (see `run`).
+    alters_tables: bool,
 }
 
 /// A statement of a repeated script. One that creates a temp table also
@@ -293,10 +329,7 @@ impl Repeated {
     /// script of a connection.
     pub fn new(sql: &str, suffix: &str) -> Self {
         // (an empty statement, `;;` in a script a user edited, runs nothing)
-        let mut pieces: Vec<String> = statements(sql)
-            .into_iter()
-            .filter(|p| !p.trim().trim_end_matches(';').trim().is_empty())
-            .collect();
+        let mut pieces: Vec<String> = statements(sql).into_iter().filter(|p| !is_empty_statement(p)).collect();
         if !suffix.is_empty() {
             let tables: Vec<String> = pieces
                 .iter()
@@ -315,7 +348,7 @@ impl Repeated {
                 }
             }
         }
-        let steps = pieces
+        let steps: Vec<Step> = pieces
             .into_iter()
             .map(|statement| {
                 let gate = gate_question(&statement);
@@ -338,10 +371,12 @@ impl Repeated {
                 }
             })
             .collect();
+        let alters_tables = steps.iter().any(|step| alters_a_table(&step.sql));
         Repeated {
             steps,
             created: Default::default(),
             tables_first: false,
+            alters_tables,
         }
     }
 
@@ -354,17 +389,26 @@ impl Repeated {
     /// where they stand, and none behind a gate that stays closed. (So in
     /// the first run, as in every later one, a statement before a
     /// declaration finds the table.) A script that alters a table (a
-    /// user's edited copy) keeps its order.
+    /// user's edited copy) keeps its order (see `run`).
     pub fn declaring_tables_first(mut self) -> Self {
-        self.tables_first = !self.steps.iter().any(|step| {
-            step.sql.split_ascii_whitespace().next().is_some_and(|w| w.eq_ignore_ascii_case("alter"))
-        });
+        self.tables_first = !self.alters_tables;
         self
     }
 
     /// One run with `params`: the rows the script selects are written to
     /// `out` as `run` writes them.
     pub fn run(&mut self, conn: &Connection, params: &Params, out: &mut impl Write) -> Result<()> {
+        // A script that alters its tables (a user's edited copy: a column
+        // added, a table renamed) cannot be refilled: each run drops what
+        // it made and runs as written, as a new process would.
+        if self.alters_tables {
+            let made = self.steps.iter().filter_map(|s| s.temp_table.as_ref().map(|t| t.name.to_ascii_lowercase()));
+            let renamed = self.steps.iter().filter_map(|s| table_renamed(&s.sql));
+            for name in made.chain(renamed).collect::<std::collections::BTreeSet<_>>() {
+                conn.execute_batch(&format!("DROP TABLE IF EXISTS temp.\"{}\"", name.replace('"', "\"\"")))?;
+            }
+            self.created.clear();
+        }
         let mut declared_now = Vec::new();
         if self.tables_first {
             for step in &self.steps {
@@ -377,6 +421,10 @@ impl Repeated {
         }
         let mut skip_next = false;
         for step in &self.steps {
+            // whatever the next step is: a gate too (the shell runs on)
+            if std::mem::take(&mut skip_next) {
+                continue;
+            }
             if let Some(question) = &step.gate {
                 if !gate_open(conn, question, params)? {
                     break;
@@ -385,9 +433,6 @@ impl Repeated {
             }
             if let Some(question) = &step.condition {
                 skip_next = !gate_open(conn, question, params)?;
-                continue;
-            }
-            if std::mem::take(&mut skip_next) {
                 continue;
             }
             let statements: &[String] = match &step.temp_table {
@@ -409,8 +454,8 @@ impl Repeated {
                 self.created.insert(table.name.clone());
             }
             // (a table the script drops is made again where it is declared)
-            if let Some(name) = temp_table_dropped(&step.sql) {
-                self.created.remove(name);
+            if let Some(dropped) = temp_table_dropped(&step.sql) {
+                self.created.retain(|name| name.to_ascii_lowercase() != dropped);
             }
         }
         Ok(())
@@ -715,11 +760,23 @@ mod tests {
         let text = "CREATE TEMP TABLE errkb_if_odd AS SELECT 1 WHERE :n % 2 = 1;\n\
                     SELECT 'odd', :n;\nSELECT 'run', :n;";
         let mut script = Repeated::new(text, "x");
-        let printed: Vec<String> = ["1", "2", "3"].iter().map(|n| printed(&mut script, &conn, n)).collect();
-        assert_eq!(printed, ["odd|1\nrun|1\n", "run|2\n", "odd|3\nrun|3\n"]);
+        let runs: Vec<String> = ["1", "2", "3"].iter().map(|n| printed(&mut script, &conn, n)).collect();
+        assert_eq!(runs, ["odd|1\nrun|1\n", "run|2\n", "odd|3\nrun|3\n"]);
         // the condition is asked, its table never made
         let made: i64 = conn.query_row("SELECT count(*) FROM temp.sqlite_schema", [], |r| r.get(0)).unwrap();
         assert_eq!(made, 0);
+        // what it guards is the next statement, whatever it is: an empty
+        // one is none, and a gate it skips stops nothing (the shell runs on)
+        let text = "CREATE TEMP TABLE errkb_if_odd AS SELECT 1 WHERE :n % 2 = 1;\n;\n\
+                    CREATE TEMP TABLE errkb_continue AS SELECT 1 WHERE 0;\nSELECT 'run', :n;";
+        let mut script = Repeated::new(text, "");
+        assert_eq!(printed(&mut script, &conn, "2"), "run|2\n");
+        assert_eq!(printed(&mut script, &conn, "1"), "");
+        let mut out = Vec::new();
+        let mut params = Params::default();
+        params.set("n", "2");
+        run(&conn, text, &params, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "run|2\n");
     }
 
     /// A script run more than once, with a table declared behind a gate
@@ -758,16 +815,44 @@ mod tests {
         assert_eq!(compiled(true), 1);
         assert_eq!(compiled(false), 2);
         // a script that drops a table before declaring it (a user's edited
-        // copy) runs every time, as the sqlite3 shell runs it, either way
-        let dropping = format!("DROP TABLE IF EXISTS temp.staged;\n{text}");
-        for first in [true, false] {
-            let conn = Connection::open_in_memory().unwrap();
-            let mut script = Repeated::new(&dropping, "");
-            if first {
-                script = script.declaring_tables_first();
+        // copy, the name spelt any way SQLite takes it) runs every time, as
+        // the sqlite3 shell runs it, either way
+        for drop in ["DROP TABLE IF EXISTS temp.staged", "drop table if exists temp.STAGED",
+                     "DROP TABLE IF EXISTS \"temp\".\"Staged\"", "DROP TABLE IF EXISTS [staged]"] {
+            let dropping = format!("{drop};\n{text}");
+            for first in [true, false] {
+                let conn = Connection::open_in_memory().unwrap();
+                let mut script = Repeated::new(&dropping, "");
+                if first {
+                    script = script.declaring_tables_first();
+                }
+                for n in ["1", "2", "3"] {
+                    assert_eq!(printed(&mut script, &conn, n), format!("run|{n}|{n}0\n"), "{drop}");
+                }
             }
-            for n in ["1", "2", "3"] {
-                assert_eq!(printed(&mut script, &conn, n), format!("run|{n}|{n}0\n"));
+        }
+    }
+
+    /// A script that alters its tables (a column added, a table renamed)
+    /// runs as written each time, on tables made anew, as a new process
+    /// would; either way it is asked to run.
+    #[test]
+    fn a_repeated_script_that_alters_its_tables_runs_as_written() {
+        for text in [
+            "CREATE TEMP TABLE staged(n);\nALTER TABLE temp.staged ADD COLUMN extra;\n\
+             INSERT INTO temp.staged (n) SELECT :n;\nSELECT 'run', n, count(*) FROM temp.staged;",
+            "CREATE TEMP TABLE staged(n);\nALTER TABLE temp.staged RENAME TO Moved;\n\
+             INSERT INTO temp.moved SELECT :n;\nSELECT 'run', n, count(*) FROM temp.moved;",
+        ] {
+            for first in [true, false] {
+                let conn = Connection::open_in_memory().unwrap();
+                let mut script = Repeated::new(text, "");
+                if first {
+                    script = script.declaring_tables_first();
+                }
+                for n in ["1", "2", "3"] {
+                    assert_eq!(printed(&mut script, &conn, n), format!("run|{n}|1\n"), "{text}");
+                }
             }
         }
     }
