@@ -98,6 +98,8 @@ impl TableFunction for Tellable {
         // session: nothing has been told (a search from the shell)
         if let (Some(session), false) = (argument(1), rows.is_empty()) {
             let agent = argument(2).unwrap_or_default();
+            // (equal as SQL's `=` is: NULL equals nothing)
+            let same = |a: &Option<Key>, b: &Option<Key>| a.is_some() && a == b;
             let told = statements.with(db, TOLD_SQL, |stmt| {
                 stmt.bind_text_bytes(1, session)?;
                 stmt.bind_text_bytes(2, agent)?;
@@ -107,25 +109,25 @@ impl TableFunction for Tellable {
                 }
                 Ok(told)
             })?;
-            let applied = statements.with(db, APPLIED_SQL, |stmt| {
-                stmt.bind_text_bytes(1, session)?;
-                let mut applied = Vec::new();
-                while stmt.step()? {
-                    applied.push((stmt.column(0), key(stmt, 1), key(stmt, 2)));
-                }
-                Ok(applied)
-            })?;
-            // (equal as SQL's `=` is: NULL equals nothing)
-            let agent = Some(Key::Text(agent.to_vec()));
-            let same = |a: &Option<Key>, b: &Option<Key>| a.is_some() && a == b;
-            rows.retain(|(row, uid, fix_key)| {
-                let told_it = told.iter().any(|(t_uid, t_key)| same(t_uid, uid) || same(t_key, fix_key));
-                let applied_it = applied.iter().any(|(a_id, a_key, a_agent)| {
-                    *a_agent == agent
-                        && (!matches!(a_id, Value::Null) && *a_id == row[FIX_ID] || same(a_key, fix_key))
+            rows.retain(|(_, uid, fix_key)| !told.iter().any(|(t_uid, t_key)| same(t_uid, uid) || same(t_key, fix_key)));
+            // (what is applied is read only when something is left to tell)
+            if !rows.is_empty() {
+                let applied = statements.with(db, APPLIED_SQL, |stmt| {
+                    stmt.bind_text_bytes(1, session)?;
+                    let mut applied = Vec::new();
+                    while stmt.step()? {
+                        applied.push((stmt.column(0), key(stmt, 1), key(stmt, 2)));
+                    }
+                    Ok(applied)
+                })?;
+                let agent = Some(Key::Text(agent.to_vec()));
+                rows.retain(|(row, _, fix_key)| {
+                    !applied.iter().any(|(a_id, a_key, a_agent)| {
+                        *a_agent == agent
+                            && (!matches!(a_id, Value::Null) && *a_id == row[FIX_ID] || same(a_key, fix_key))
+                    })
                 });
-                !told_it && !applied_it
-            });
+            }
         }
         let mut rows: Vec<Vec<Value>> = rows.into_iter().map(|(row, _, _)| row).collect();
         // its rank: the row's place
