@@ -819,18 +819,26 @@ mod tests {
         // the sqlite3 shell runs it, either way
         for drop in ["DROP TABLE IF EXISTS temp.staged", "drop table if exists temp.STAGED",
                      "DROP TABLE IF EXISTS \"temp\".\"Staged\"", "DROP TABLE IF EXISTS [staged]"] {
-            let dropping = format!("{drop};\n{text}");
-            for first in [true, false] {
+            for runs in three_runs_each_way(&format!("{drop};\n{text}")) {
+                assert_eq!(runs, ["run|1|10\n", "run|2|20\n", "run|3|30\n"], "{drop}");
+            }
+        }
+    }
+
+    /// What three runs of `text` (`:n` 1, 2, 3) print, on a new connection
+    /// each way: its tables made first, and where they stand.
+    fn three_runs_each_way(text: &str) -> Vec<Vec<String>> {
+        [true, false]
+            .into_iter()
+            .map(|first| {
                 let conn = Connection::open_in_memory().unwrap();
-                let mut script = Repeated::new(&dropping, "");
+                let mut script = Repeated::new(text, "");
                 if first {
                     script = script.declaring_tables_first();
                 }
-                for n in ["1", "2", "3"] {
-                    assert_eq!(printed(&mut script, &conn, n), format!("run|{n}|{n}0\n"), "{drop}");
-                }
-            }
-        }
+                ["1", "2", "3"].iter().map(|n| printed(&mut script, &conn, n)).collect()
+            })
+            .collect()
     }
 
     /// A script that alters its tables (a column added, a table renamed)
@@ -844,15 +852,8 @@ mod tests {
             "CREATE TEMP TABLE staged(n);\nALTER TABLE temp.staged RENAME TO Moved;\n\
              INSERT INTO temp.moved SELECT :n;\nSELECT 'run', n, count(*) FROM temp.moved;",
         ] {
-            for first in [true, false] {
-                let conn = Connection::open_in_memory().unwrap();
-                let mut script = Repeated::new(text, "");
-                if first {
-                    script = script.declaring_tables_first();
-                }
-                for n in ["1", "2", "3"] {
-                    assert_eq!(printed(&mut script, &conn, n), format!("run|{n}|1\n"), "{text}");
-                }
+            for runs in three_runs_each_way(text) {
+                assert_eq!(runs, ["run|1|1\n", "run|2|1\n", "run|3|1\n"], "{text}");
             }
         }
     }
