@@ -54,22 +54,13 @@ impl Params {
 /// neither, runs it and must get the same result); the runner only skips
 /// compiling it, which is most of a short script's time.
 pub fn run(conn: &Connection, sql: &str, params: &Params, out: &mut impl Write) -> Result<()> {
-    let mut skip_next = false;
+    let mut guards = Guarded::default();
     // (an empty statement, `;;`, is none: a condition guards the next one)
     for piece in statements(sql).into_iter().filter(|p| !is_empty_statement(p)) {
-        // whatever the next statement is: a gate too (the shell runs on)
-        if std::mem::take(&mut skip_next) {
-            continue;
-        }
-        if let Some(question) = gate_question(&piece) {
-            if !gate_open(conn, &question, params)? {
-                break;
-            }
-            continue;
-        }
-        if let Some(question) = condition_question(&piece) {
-            skip_next = !gate_open(conn, &question, params)?;
-            continue;
+        match guards.next(conn, Guard::of(&piece).as_ref(), params)? {
+            Flow::Run => {}
+            Flow::Skip => continue,
+            Flow::Stop => break,
         }
         prepare_for(conn, &piece)?;
         let mut batch = Batch::new(conn, &piece);
@@ -118,25 +109,68 @@ pub fn temp_objects_named(statement: &str) -> Vec<&'static crate::temp_objects::
         .collect()
 }
 
-/// What the runner asks of a gate (`CREATE TEMP TABLE errkb_continue AS
-/// <query>`): whether its query gives a row. The table itself is not made
+/// A statement the runner asks instead of running (see `run`): a gate,
+/// `CREATE TEMP TABLE errkb_continue… AS <query>`, or a condition,
+/// `CREATE TEMP TABLE errkb_if_<name> AS <query>`, each holding the
+/// question whether its query gives a row. The table itself is not made
 /// (nothing reads it; the sqlite3 shell makes it, to no effect).
-fn gate_question(statement: &str) -> Option<String> {
-    temp_table_query(statement)
-        .filter(|(table, _)| table.starts_with("errkb_continue"))
-        .map(|(_, query)| format!("SELECT EXISTS ({query})"))
+enum Guard {
+    /// No row: the rest of the script is not run.
+    Gate(String),
+    /// No row: the next statement is not run.
+    Condition(String),
 }
 
-/// What the runner asks of a condition (`CREATE TEMP TABLE errkb_if_<name>
-/// AS <query>`): whether its query gives a row, so that the next
-/// statement runs.
-fn condition_question(statement: &str) -> Option<String> {
-    temp_table_query(statement)
-        .filter(|(table, _)| table.starts_with("errkb_if_"))
-        .map(|(_, query)| format!("SELECT EXISTS ({query})"))
+impl Guard {
+    fn of(statement: &str) -> Option<Guard> {
+        let (table, query) = temp_table_query(statement)?;
+        let question = format!("SELECT EXISTS ({query})");
+        if table.starts_with("errkb_continue") {
+            Some(Guard::Gate(question))
+        } else if table.starts_with("errkb_if_") {
+            Some(Guard::Condition(question))
+        } else {
+            None
+        }
+    }
 }
 
-/// Whether the gate's query gives a row: the script goes on.
+/// What becomes of a statement, after the guards before it.
+enum Flow {
+    Run,
+    Skip,
+    Stop,
+}
+
+/// The guards met so far in a run of a script.
+#[derive(Default)]
+struct Guarded {
+    /// A condition before this statement gave no row.
+    skip_next: bool,
+}
+
+impl Guarded {
+    /// What becomes of the next statement, whose guard (if it is one) is
+    /// `guard`: a guard is asked and never run itself. What a false
+    /// condition guards is the next statement whatever it is, a gate too
+    /// (the shell runs on).
+    fn next(&mut self, conn: &Connection, guard: Option<&Guard>, params: &Params) -> Result<Flow> {
+        if std::mem::take(&mut self.skip_next) {
+            return Ok(Flow::Skip);
+        }
+        Ok(match guard {
+            None => Flow::Run,
+            Some(Guard::Gate(question)) if !gate_open(conn, question, params)? => Flow::Stop,
+            Some(Guard::Gate(_)) => Flow::Skip,
+            Some(Guard::Condition(question)) => {
+                self.skip_next = !gate_open(conn, question, params)?;
+                Flow::Skip
+            }
+        })
+    }
+}
+
+/// Whether a guard's query gives a row.
 fn gate_open(conn: &Connection, question: &str, params: &Params) -> Result<bool> {
     let mut stmt = conn.prepare_cached(question)?;
     bind(&mut stmt, params)?;
@@ -235,21 +269,6 @@ fn table_name(written: &str) -> String {
     name.trim_matches(['"', '`', '[', ']']).to_ascii_lowercase()
 }
 
-/// The temp table a statement (without comments) drops: `DROP TABLE [IF
-/// EXISTS] name` (see `table_name`).
-fn temp_table_dropped(statement: &str) -> Option<String> {
-    let mut words = statement.split_ascii_whitespace();
-    if !words.next()?.eq_ignore_ascii_case("drop") || !words.next()?.eq_ignore_ascii_case("table") {
-        return None;
-    }
-    let mut name = words.next()?;
-    if name.eq_ignore_ascii_case("if") {
-        words.next().filter(|w| w.eq_ignore_ascii_case("exists"))?;
-        name = words.next()?;
-    }
-    Some(table_name(name))
-}
-
 /// What an `ALTER TABLE` statement renames a table to, if it does (see
 /// `table_name`).
 fn table_renamed(statement: &str) -> Option<String> {
@@ -262,10 +281,10 @@ fn table_renamed(statement: &str) -> Option<String> {
     }
 }
 
-/// Whether a statement (without comments) alters a table.
-fn alters_a_table(statement: &str) -> bool {
+/// Whether a statement (without comments) drops or alters a table.
+fn remakes_a_table(statement: &str) -> bool {
     let mut words = statement.split_ascii_whitespace();
-    words.next().is_some_and(|w| w.eq_ignore_ascii_case("alter"))
+    words.next().is_some_and(|w| w.eq_ignore_ascii_case("alter") || w.eq_ignore_ascii_case("drop"))
         && words.next().is_some_and(|w| w.eq_ignore_ascii_case("table"))
 }
 
@@ -296,8 +315,8 @@ pub struct Repeated {
     /// Make every table the script declares before its first run's first
     /// statement (see `declaring_tables_first`).
     tables_first: bool,
-    /// The script alters a table (see `run`).
-    alters_tables: bool,
+    /// The script drops or alters a table (see `run`).
+    remakes_tables: bool,
 }
 
 /// A statement of a repeated script. One that creates a temp table also
@@ -305,11 +324,9 @@ pub struct Repeated {
 struct Step {
     sql: String,
     temp_table: Option<TempTable>,
-    /// A gate's question, asked instead of making its table (see `run`).
-    gate: Option<String>,
-    /// A condition's question, asked instead of making its table: when
-    /// it gives no row, the next step is not run (see `run`).
-    condition: Option<String>,
+    /// A gate's or a condition's question, asked instead of making its
+    /// table (see `run`).
+    guard: Option<Guard>,
     /// The TEMP objects it names, made before it runs.
     temp_objects: Vec<&'static crate::temp_objects::TempObjects>,
 }
@@ -351,10 +368,9 @@ impl Repeated {
         let steps: Vec<Step> = pieces
             .into_iter()
             .map(|statement| {
-                let gate = gate_question(&statement);
-                let condition = condition_question(&statement);
+                let guard = Guard::of(&statement);
                 let temp_table = temp_table_made(&statement)
-                    .filter(|_| gate.is_none() && condition.is_none())
+                    .filter(|_| guard.is_none())
                     .map(|(name, query)| TempTable {
                         name: name.to_owned(),
                         declared: query.is_none(),
@@ -363,20 +379,19 @@ impl Repeated {
                             .collect(),
                     });
                 Step {
-                    gate,
-                    condition,
+                    guard,
                     temp_objects: temp_objects_named(&statement),
                     sql: statement,
                     temp_table,
                 }
             })
             .collect();
-        let alters_tables = steps.iter().any(|step| alters_a_table(&step.sql));
+        let remakes_tables = steps.iter().any(|step| remakes_a_table(&step.sql));
         Repeated {
             steps,
             created: Default::default(),
             tables_first: false,
-            alters_tables,
+            remakes_tables,
         }
     }
 
@@ -388,20 +403,21 @@ impl Repeated {
     /// run compile all of those again. A script run once makes its tables
     /// where they stand, and none behind a gate that stays closed. (So in
     /// the first run, as in every later one, a statement before a
-    /// declaration finds the table.) A script that alters a table (a
-    /// user's edited copy) keeps its order (see `run`).
+    /// declaration finds the table.) A script that drops or alters a table
+    /// (a user's edited copy) keeps its order (see `run`).
     pub fn declaring_tables_first(mut self) -> Self {
-        self.tables_first = !self.alters_tables;
+        self.tables_first = !self.remakes_tables;
         self
     }
 
     /// One run with `params`: the rows the script selects are written to
     /// `out` as `run` writes them.
     pub fn run(&mut self, conn: &Connection, params: &Params, out: &mut impl Write) -> Result<()> {
-        // A script that alters its tables (a user's edited copy: a column
-        // added, a table renamed) cannot be refilled: each run drops what
-        // it made and runs as written, as a new process would.
-        if self.alters_tables {
+        // A script that drops or alters its tables (a user's edited copy: a
+        // table dropped and made again, a column added, a table renamed)
+        // cannot be refilled: each run drops what it made and runs as
+        // written, as a new process would.
+        if self.remakes_tables {
             let made = self.steps.iter().filter_map(|s| s.temp_table.as_ref().map(|t| t.name.to_ascii_lowercase()));
             let renamed = self.steps.iter().filter_map(|s| table_renamed(&s.sql));
             for name in made.chain(renamed).collect::<std::collections::BTreeSet<_>>() {
@@ -419,26 +435,15 @@ impl Repeated {
                 }
             }
         }
-        let mut skip_next = false;
+        let mut guards = Guarded::default();
         for step in &self.steps {
-            // whatever the next step is: a gate too (the shell runs on)
-            if std::mem::take(&mut skip_next) {
-                continue;
-            }
-            if let Some(question) = &step.gate {
-                if !gate_open(conn, question, params)? {
-                    break;
-                }
-                continue;
-            }
-            if let Some(question) = &step.condition {
-                skip_next = !gate_open(conn, question, params)?;
-                continue;
+            match guards.next(conn, step.guard.as_ref(), params)? {
+                Flow::Run => {}
+                Flow::Skip => continue,
+                Flow::Stop => break,
             }
             let statements: &[String] = match &step.temp_table {
-                Some(table) if declared_now.contains(&table.name.as_str()) && self.created.contains(&table.name) => {
-                    continue
-                }
+                Some(table) if declared_now.contains(&table.name.as_str()) => continue,
                 Some(table) if self.created.contains(&table.name) => &table.refill,
                 _ => std::slice::from_ref(&step.sql),
             };
@@ -452,10 +457,6 @@ impl Repeated {
             }
             if let Some(table) = &step.temp_table {
                 self.created.insert(table.name.clone());
-            }
-            // (a table the script drops is made again where it is declared)
-            if let Some(dropped) = temp_table_dropped(&step.sql) {
-                self.created.retain(|name| name.to_ascii_lowercase() != dropped);
             }
         }
         Ok(())
@@ -750,8 +751,6 @@ mod tests {
         assert_eq!(logged, [("1".into(), 1), ("2".into(), 1), ("3".into(), 1)]);
     }
 
-    /// A script as a user may have edited it: empty statements, a temp
-    /// table spelled in lower case or as TEMPORARY. Each run is its own.
     /// A condition that gives no row skips the next statement only, run
     /// after run; one that gives a row runs it.
     #[test]
@@ -858,6 +857,8 @@ mod tests {
         }
     }
 
+    /// A script as a user may have edited it: empty statements, a temp
+    /// table spelled in lower case or as TEMPORARY. Each run is its own.
     #[test]
     fn a_repeated_script_takes_what_sqlite_takes() {
         let conn = Connection::open_in_memory().unwrap();
