@@ -52,9 +52,18 @@ const TOLD_SQL: &str = include_str!("../sql/search/told.sql");
 const APPLIED_SQL: &str = include_str!("../sql/search/applied.sql");
 const TELLABLE_COLUMNS: c_int = 15;
 /// Where tellable.sql gives a fix's id, uid and content.
-const FIX_ID: usize = 1;
+const FIX_ID: c_int = 1;
 const UID: c_int = 2;
 const FIX_KEY: c_int = 3;
+
+/// A fix tellable.sql advises: its row, and what is compared with the
+/// fixes told and applied (see `Key`).
+struct Advised {
+    row: Vec<Value>,
+    fix_id: Option<Key>,
+    uid: Option<Key>,
+    fix_key: Option<Key>,
+}
 
 pub struct Tellable;
 
@@ -89,8 +98,12 @@ impl TableFunction for Tellable {
             stmt.bind_optional_text(2, argument(3))?;
             let mut rows = Vec::new();
             while stmt.step()? {
-                let row: Vec<Value> = (0..TELLABLE_COLUMNS - 1).map(|i| stmt.column(i)).collect();
-                rows.push((row, key(stmt, UID), key(stmt, FIX_KEY)));
+                rows.push(Advised {
+                    row: (0..TELLABLE_COLUMNS - 1).map(|i| stmt.column(i)).collect(),
+                    fix_id: key(stmt, FIX_ID),
+                    uid: key(stmt, UID),
+                    fix_key: key(stmt, FIX_KEY),
+                });
             }
             Ok(rows)
         })?;
@@ -109,27 +122,26 @@ impl TableFunction for Tellable {
                 }
                 Ok(told)
             })?;
-            rows.retain(|(_, uid, fix_key)| !told.iter().any(|(t_uid, t_key)| same(t_uid, uid) || same(t_key, fix_key)));
+            rows.retain(|fix| !told.iter().any(|(uid, key)| same(uid, &fix.uid) || same(key, &fix.fix_key)));
             // (what is applied is read only when something is left to tell)
             if !rows.is_empty() {
                 let applied = statements.with(db, APPLIED_SQL, |stmt| {
                     stmt.bind_text_bytes(1, session)?;
                     let mut applied = Vec::new();
                     while stmt.step()? {
-                        applied.push((stmt.column(0), key(stmt, 1), key(stmt, 2)));
+                        applied.push((key(stmt, 0), key(stmt, 1), key(stmt, 2)));
                     }
                     Ok(applied)
                 })?;
                 let agent = Some(Key::Text(agent.to_vec()));
-                rows.retain(|(row, _, fix_key)| {
-                    !applied.iter().any(|(a_id, a_key, a_agent)| {
-                        *a_agent == agent
-                            && (!matches!(a_id, Value::Null) && *a_id == row[FIX_ID] || same(a_key, fix_key))
+                rows.retain(|fix| {
+                    !applied.iter().any(|(id, key, by)| {
+                        *by == agent && (same(id, &fix.fix_id) || same(key, &fix.fix_key))
                     })
                 });
             }
         }
-        let mut rows: Vec<Vec<Value>> = rows.into_iter().map(|(row, _, _)| row).collect();
+        let mut rows: Vec<Vec<Value>> = rows.into_iter().map(|fix| fix.row).collect();
         // its rank: the row's place
         for (place, row) in rows.iter_mut().enumerate() {
             row.push(Value::Integer(place as i64 + 1));
