@@ -119,19 +119,23 @@ pub fn shell_end(path: &Path, call_id: &str) -> std::io::Result<Option<ShellEnd>
 /// whether more of the file lies before it (its first line is then a
 /// part, not looked at).
 fn find_end(buffer: &[u8], from_start: bool, needle: &[u8], call_id: &str) -> (Option<ShellEnd>, bool) {
-    let whole = if from_start {
-        buffer
-    } else {
-        // (the window began inside a line)
-        &buffer[memchr::memchr(b'\n', buffer).map_or(buffer.len(), |at| at + 1)..]
-    };
     // newest first: the end, then (older) the call's own record
-    let mut naming = lines_naming(whole, needle);
+    let mut naming = lines_naming(whole_lines(buffer, from_start), needle);
     let found = naming.by_ref().find_map(|line| end_record(line, call_id)).map(|mut end| {
         end.settings = naming.find_map(|line| call_record(line, call_id)).unwrap_or_default();
         end
     });
     (found, !from_start)
+}
+
+/// The whole lines of a window of the file: all of it from the file's
+/// start, else from its first line break on (it began inside a line).
+fn whole_lines(buffer: &[u8], from_start: bool) -> &[u8] {
+    if from_start {
+        buffer
+    } else {
+        &buffer[memchr::memchr(b'\n', buffer).map_or(buffer.len(), |at| at + 1)..]
+    }
 }
 
 /// The lines of `text` that hold `needle`, the last first. The needle is
@@ -528,8 +532,7 @@ mod tests {
     #[test]
     fn the_lines_that_name_a_call_newest_first() {
         let lines = |text: &str, from_start: bool| -> Vec<String> {
-            let whole = if from_start { text } else { &text[text.find('\n').map_or(text.len(), |at| at + 1)..] };
-            lines_naming(whole.as_bytes(), b"\"c_1\"")
+            lines_naming(whole_lines(text.as_bytes(), from_start), b"\"c_1\"")
                 .map(|line| String::from_utf8(line.to_vec()).unwrap())
                 .collect()
         };
