@@ -756,7 +756,9 @@ fn puts_a_word_in_front(ran: &Command, failed: &Command) -> bool {
 /// in a file because it was too large to show (`…/tool-results/…`), and
 /// success `s` runs that command again (its options aside) into a filter
 /// (`go test ./... 2>&1 | tail -100`): the way to see such an output. The command is the
-/// shell step of the same agent just before the Read.
+/// shell step of the same agent just before the Read, or before the first
+/// of the Reads of that file that came one after another (a Read retried
+/// with an offset and a limit, still too large, is the same look).
 fn reruns_into_a_filter(e: &Step, s: &Step, before: &[Step]) -> bool {
     let kept_output = e.file.as_deref().is_some_and(|f| f.contains("/tool-results/") || f.contains("\\tool-results\\"));
     if !kept_output {
@@ -765,8 +767,10 @@ fn reruns_into_a_filter(e: &Step, s: &Step, before: &[Step]) -> bool {
     let producer = before
         .iter()
         .rev()
+        .filter(|b| b.agent == e.agent)
+        .skip_while(|b| b.tool() == "Read" && b.file == e.file)
         .take(3)
-        .find(|b| b.agent == e.agent && b.tool() == "Bash")
+        .find(|b| b.tool() == "Bash")
         .and_then(Step::line);
     let (Some(producer), Some(line)) = (producer, s.line()) else {
         return false;
@@ -2876,6 +2880,30 @@ mod tests {
             bash(3, "cd /w/src && go test ./... -v 2>&1 | tail -100"),
         ];
         assert!(resolutions(&own, Some("ok"), |_| true).is_empty());
+        // a Read retried with an offset and a limit, still too large, is
+        // the same look: its command is the one before the first Read
+        let retried = [
+            bash(1, "cd /w/src && go test ./... -v 2>&1"),
+            error(2, "Read", kept, too_large),
+            error(3, "Read", kept, too_large),
+            error(4, "Read", kept, too_large),
+            error(5, "Read", kept, too_large),
+            bash(6, "cd /w/src && go test ./... 2>&1 | tail -50"),
+        ];
+        let found = resolutions(&retried, Some("ok"), |_| true);
+        assert_eq!(found.iter().map(|r| r.event_id).collect::<Vec<_>>(), [2, 3, 4, 5], "{found:?}");
+        // but not past another look between them
+        let other = [
+            bash(1, "cd /w/src && go test ./... -v 2>&1"),
+            error(2, "Read", kept, too_large),
+            tool(3, "Grep", "/w/src"),
+            tool(4, "Grep", "/w/src"),
+            tool(5, "Grep", "/w/src"),
+            error(6, "Read", kept, too_large),
+            bash(7, "cd /w/src && go test ./... 2>&1 | tail -50"),
+        ];
+        let found = resolutions(&other, Some("ok"), |_| true);
+        assert_eq!(found.iter().map(|r| r.event_id).collect::<Vec<_>>(), [2], "{found:?}");
     }
 
     #[test]
