@@ -15,7 +15,8 @@ SELECT json_extract(e.data, '$.error') AS error,
        EXISTS (SELECT 1 FROM error_kb AS kb
                WHERE kb.error_normalized = json_extract(e.data, '$.error') AND kb.resolution IS NOT NULL) AS has_fix
 FROM events AS e
-WHERE e.type = 'tool_error'
+-- (an output that said nothing identifiable is kept without its text)
+WHERE e.type = 'tool_error' AND json_extract(e.data, '$.identified') IS NOT 0
 GROUP BY 1
 ORDER BY times DESC, last_seen DESC;
 

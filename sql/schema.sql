@@ -501,6 +501,18 @@ WHERE (SELECT user_version FROM pragma_user_version) < 18 AND coalesce(project, 
 -- schema when it opens the file). The sqlite3 shell's `.read` of this file
 -- keeps them.
 
+-- Version 23: an error whose output said nothing identifiable keeps none
+-- of its text (it may be the words a user typed on declining a call, which
+-- some clients give as the bare result), once, freed pages overwritten.
+PRAGMA secure_delete = ON;
+UPDATE events SET data = json_remove(data, '$.error', '$.errorRaw', '$.signature', '$.headline')
+WHERE (SELECT user_version FROM pragma_user_version) < 23 AND type IN ('tool_error', 'tool_interrupt')
+  -- (a row that is not JSON is left as it is)
+  AND CASE WHEN json_valid(data)
+           THEN json_extract(data, '$.identified') = 0
+                AND json_remove(data, '$.error', '$.errorRaw', '$.signature', '$.headline') <> data END;
+PRAGMA secure_delete = OFF;
+
 -- The schema's version: the one place it is written (the runner reads it
 -- from here when it is built).
-PRAGMA user_version = 22;
+PRAGMA user_version = 23;

@@ -33,6 +33,14 @@ def case_rejections_and_blocks_are_not_errors(s):
     s.call("Bash", {"command": "cat .env"}, "A=1")
     s.call("Edit", {"file_path": f"{HOME_CWD}/a.py", "old_string": "x", "new_string": "y"},
            "<tool_use_error>String to replace not found in file.</tool_use_error>", True)
+    # some clients give a reason typed on declining a call as the bare
+    # result: it says nothing identifiable, so none of it is kept
+    s.call("Bash", {"command": "git commit -m 'add tokenizer'"},
+           "wait, use pnpm for it and add transformer.js too first", True)
+    s.call("Bash", {"command": "git commit -m 'add tokenizer'"}, "[main 1a2b3c4] add tokenizer")
+    # a warm-up subagent's call, a call while a prompt suggestion is written
+    s.call("Glob", {"pattern": "**/*.py"}, "Warmup", True)
+    s.call("Read", {"file_path": f"{HOME_CWD}/a.py"}, "No tools needed for suggestion", True)
     return []
 
 
@@ -446,3 +454,21 @@ def test_what_each_case_learns_looks_right(tmp_path):
     assert grep["changed"] == ["grep -c PASS:"]
     repo = fixes["fatal: not a git repository (or any of the parent directories): .git"][0]
     assert repo["commands"] == ["cd ~/work/blog && git init"] and "changed" not in repo
+
+
+def test_what_is_not_the_tools_own_error_keeps_no_text(tmp_path):
+    """Claude Code's refusals are stored as what they are, without text; an
+    error whose output says nothing identifiable keeps none of it either."""
+    session, _ = build(case_rejections_and_blocks_are_not_errors)
+    projects = tmp_path / "projects"
+    session.write(projects)
+    db = tmp_path / "kb.db"
+    runner("--db", str(db), "learn", str(projects), env={"HOME": str(tmp_path)}, check=True)
+    with connection(db) as conn:
+        rows = conn.execute("SELECT type, data FROM events WHERE type IN ('tool_error', 'tool_blocked')").fetchall()
+    failed = {(json.loads(d)["tool"], t, json.loads(d).get("kind")) for t, d in rows}
+    assert {("Glob", "tool_blocked", "denied"), ("Read", "tool_blocked", "denied")} <= failed
+    bare = [json.loads(d) for t, d in rows if t == "tool_error" and json.loads(d).get("subject") == "git commit"]
+    assert len(bare) == 1 and bare[0]["identified"] is False
+    assert not {"error", "errorRaw", "signature", "headline"} & bare[0].keys()
+    assert all(t == "tool_blocked" for t, d in rows if json.loads(d)["tool"] != "Bash" or "npm" in d or ".env" in d)

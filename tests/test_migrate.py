@@ -279,3 +279,40 @@ def told(home, command, error, session):
                "tool_input": {"command": command}, "error": error}
     proc = runner("hook", "PostToolUseFailure", stdin=json.dumps(payload), env={"HOME": str(home)})
     return proc.stdout and json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_version_22_database_keeps_no_text_of_an_error_that_said_nothing(tmp_path):
+    """v23: an error whose output said nothing identifiable (here a user's
+    reason for declining a call, given as the bare result) loses its text
+    when errkb first opens the file for writing; an identified error and a
+    row that is not JSON are left as they were, and the words are not in
+    the file's freed pages either."""
+    home = tmp_path / "home"
+    db = home / ".reflexion" / "data" / "reflexion.db"
+    words = "wait, first copy the favicon over to the other repository"
+    for session, error in (("s1", "Exit code 1\nModuleNotFoundError: No module named 'yaml'"), ("s2", words)):
+        payload = {"session_id": session, "cwd": "/w/app", "tool_name": "Bash",
+                   "tool_input": {"command": "git commit -m x"}, "error": error, "tool_use_id": session}
+        runner("hook", "PostToolUseFailure", stdin=json.dumps(payload), env={"HOME": str(home)}, check=True)
+    with connection(db) as conn:
+        # as version 22 stored it: the text kept beside identified: false
+        conn.execute("UPDATE events SET data = json_set(data, '$.error', ?, '$.errorRaw', ?, '$.headline', ?) "
+                     "WHERE data ->> '$.toolUseId' = 's2'", (words, words, words))
+        conn.execute("INSERT INTO events (type, ts, session_id, data) VALUES "
+                     "('tool_error', '2026-01-01T00:00:00.000Z', 's3', 'not json')")
+        conn.execute("PRAGMA user_version = 22")
+        before = dict(conn.execute("SELECT session_id, data FROM events WHERE session_id IN ('s1', 's3')"))
+    files = lambda: b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*"))  # noqa: E731
+    assert words.encode() in files()
+
+    runner("--db", str(db), "init", env={"HOME": str(home)}, check=True)
+    with connection(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        bare = json.loads(conn.execute("SELECT data FROM events WHERE session_id = 's2'").fetchone()[0])
+        after = dict(conn.execute("SELECT session_id, data FROM events WHERE session_id IN ('s1', 's3')"))
+    assert bare["identified"] is False and bare["subject"] == "git commit"
+    assert not {"error", "errorRaw", "signature", "headline"} & bare.keys()
+    assert after == before and "No module named" in after["s1"]
+    assert words.encode() not in files()
+

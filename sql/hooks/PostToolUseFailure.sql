@@ -70,19 +70,26 @@ WHERE kind IN ('error', 'interrupt');
 -- alone). An error keeps what learning needs later: its signature and
 -- identifying line, and what the call acted on (the command's subject and
 -- line, the file, another tool's target, whether the sandbox was off), to
--- tell a related success from an unrelated one. Anything else that failed
+-- tell a related success from an unrelated one. An error whose output does
+-- not say what went wrong is not learned from, and keeps none of its text:
+-- there is nothing in it to learn or to show, and some clients pass the
+-- words a user typed on declining a call as the bare result, where
+-- nothing tells them from a command's output. Anything else that failed
 -- (rejected, denied, blocked, invalid input) is noted as a `tool_blocked`
 -- event of its kind, without its text.
 INSERT INTO events (v, type, ts, session_id, project, project_path, data)
 SELECT 1, CASE kind WHEN 'error' THEN 'tool_error' WHEN 'interrupt' THEN 'tool_interrupt' ELSE 'tool_blocked' END,
        ts, session_id, path_basename(cwd), cwd,
        json_patch(CASE WHEN kind IN ('error', 'interrupt')
-            -- (json_patch leaves out the members that are null)
-            THEN json_patch(json_object('tool', tool, 'error', error_key, 'errorRaw', error_raw,
-                             'signature', signature, 'headline', headline, 'subject', subject, 'line', line,
+            -- (json_patch leaves out the members of its second object
+            -- that are null)
+            THEN json_patch(json_object('tool', tool, 'subject', subject, 'line', line,
                              'file', file, 'target', target, 'agentId', agent_id, 'toolUseId', tool_use_id),
-                            -- an output that does not say what went wrong is not learned from
-                            json_object('sandboxOff', CASE WHEN sandbox_off THEN json('true') END,
+                            json_object('error', CASE WHEN identified THEN error_key END,
+                                        'errorRaw', CASE WHEN identified THEN error_raw END,
+                                        'signature', CASE WHEN identified THEN signature END,
+                                        'headline', CASE WHEN identified THEN headline END,
+                                        'sandboxOff', CASE WHEN sandbox_off THEN json('true') END,
                                         'background', CASE WHEN background THEN json('true') END,
                                         'timeout', timeout,
                                         'identified', CASE WHEN NOT identified THEN json('false') END))

@@ -21,7 +21,8 @@ UPDATE temp.payload SET project = project_identity(cwd);
 -- What the subagent is to know first: the error the main agent is in the
 -- middle of (its latest error in this session, among its last 5 steps,
 -- not fixed yet), then this project's recent errors (its last 10 in this
--- folder: idx_events_project_errors), one per signature. (The briefing
+-- folder: idx_events_project_errors), one per signature; not an error
+-- whose output said nothing identifiable (kept without its text). (The briefing
 -- has room for a few; each error looked at costs every subagent's start
 -- the reads of its fixes.)
 CREATE TEMP TABLE recent (signature, headline, error_raw, error, tool, ts, current, tool_use_id);
@@ -34,7 +35,8 @@ CROSS JOIN (SELECT x.id, x.type, x.data, x.ts FROM main.events AS x, temp.payloa
             WHERE x.session_id = q.session_id AND x.type IN ('tool_error', 'tool_use')
               AND x.data ->> '$.agentId' IS NULL
             ORDER BY x.ts DESC, x.id DESC LIMIT 5) AS e
-WHERE e.type = 'tool_error' AND NOT EXISTS (SELECT 1 FROM main.learned_errors AS l WHERE l.event_id = e.id)
+WHERE e.type = 'tool_error' AND (e.data ->> '$.identified') IS NOT 0
+  AND NOT EXISTS (SELECT 1 FROM main.learned_errors AS l WHERE l.event_id = e.id)
 ORDER BY e.ts DESC, e.id DESC
 LIMIT 1;
 INSERT INTO temp.recent
@@ -44,7 +46,8 @@ SELECT coalesce(data ->> '$.signature', data ->> '$.error'), max(coalesce(nullif
 FROM (SELECT data, ts FROM main.events
       WHERE project_path = (SELECT cwd FROM temp.payload) AND type = 'tool_error'
       ORDER BY ts DESC, id DESC LIMIT 10)
-WHERE coalesce(data ->> '$.signature', data ->> '$.error') NOT IN (SELECT signature FROM temp.recent)
+WHERE (data ->> '$.identified') IS NOT 0
+  AND coalesce(data ->> '$.signature', data ->> '$.error') NOT IN (SELECT signature FROM temp.recent)
 GROUP BY coalesce(data ->> '$.signature', data ->> '$.error');
 
 -- Each with the fix the one rule lets this subagent be told first: for

@@ -9,8 +9,9 @@
 //! - `interrupt`: the user stopped the call;
 //! - `rejected`: the user said no to the call (with or without a reason),
 //!   or declined to answer a question;
-//! - `denied`: a permission was not granted, or a path is outside the
-//!   folders the session may touch;
+//! - `denied`: a permission was not granted, a path is outside the
+//!   folders the session may touch, or Claude Code runs no tools in that
+//!   context (a warm-up subagent, a prompt suggestion);
 //! - `hook`: a hook blocked the call;
 //! - `sandbox`: the sandbox refused the call itself (a command that failed
 //!   inside the sandbox is an error, and its retry with the sandbox
@@ -98,6 +99,14 @@ const STARTS: &[(&str, FailureKind)] = &[
     ("Sandbox mode requested but not available", FailureKind::Sandbox),
 ];
 
+/// The whole result, for refusals that are one word or phrase: a warm-up
+/// subagent's calls (`Warmup`), calls made while Claude Code writes a
+/// prompt suggestion (`No tools needed for suggestion`).
+const WHOLE: &[(&str, FailureKind)] = &[
+    ("Warmup", FailureKind::Denied),
+    ("No tools needed for suggestion", FailureKind::Denied),
+];
+
 /// Said somewhere in the first line.
 const CONTAINS: &[(&str, FailureKind)] = &[
     (" hook error: ", FailureKind::Hook),
@@ -127,6 +136,9 @@ const CONTAINS: &[(&str, FailureKind)] = &[
 /// What a failed call's result text says it is.
 pub fn failure_kind(text: &str) -> FailureKind {
     let text = text.trim_start();
+    if let Some((_, kind)) = WHOLE.iter().find(|(whole, _)| text.trim_end() == *whole) {
+        return *kind;
+    }
     let first_line = text.lines().next().unwrap_or("");
     for (start, kind) in STARTS {
         if text.starts_with(start) {
@@ -173,6 +185,8 @@ mod tests {
             ("String to replace not found in file.\nString: def main():", FailureKind::Invalid),
             ("Found 3 matches of the string to replace, but replace_all is false.", FailureKind::Invalid),
             ("[Request interrupted by user for tool use]", FailureKind::Interrupt),
+            ("Warmup", FailureKind::Denied),
+            ("No tools needed for suggestion", FailureKind::Denied),
         ];
         for (text, kind) in cases {
             assert_eq!(failure_kind(text), kind, "{text}");
@@ -191,6 +205,9 @@ mod tests {
             // a program's own "Permission denied" is not Claude Code's
             "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.",
             "Exit code 126\n/bin/sh: ./run.sh: Permission denied",
+            // only the whole result is a refusal
+            "Exit code 1\nWarmup",
+            "Warmup failed: cache directory missing",
         ] {
             assert_eq!(failure_kind(text), FailureKind::Error, "{text}");
         }
