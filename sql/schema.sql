@@ -415,22 +415,33 @@ CREATE TABLE IF NOT EXISTS team_standing (
 -- is (terminal escapes and control characters out; user names of every
 -- home layout, file:// URLs and URL user names), once, freed pages
 -- overwritten. A key that is cleaned into another row's is left as it
--- was (its texts are cleaned).
+-- was (its texts are cleaned). (Version 17; again for version 23, which
+-- knows a WSL distribution's home seen from Windows and a quoted Windows
+-- profile whose name has spaces.) An event's data is errkb's own JSON,
+-- whose texts were redacted of secrets when they were stored: only the
+-- user names are taken out of it (redact_secrets takes its `signature`
+-- member for a credential).
 PRAGMA secure_delete = ON;
-UPDATE events SET data = redact_private(data), project_path = redact_private(project_path),
+UPDATE events SET data = redact_user_names(data), project_path = redact_private(project_path),
                   project = path_basename(redact_private(project_path))
-WHERE (SELECT user_version FROM pragma_user_version) < 17
-  AND (redact_private(data) <> data OR redact_private(project_path) <> project_path);
+WHERE (SELECT user_version FROM pragma_user_version) < 23
+  AND (redact_user_names(data) <> data OR redact_private(project_path) <> project_path);
+-- (version 17 took every event's signature for a credential: each is made
+-- again from the error's stored text)
+UPDATE events SET data = json_set(data, '$.signature', error_signature(translate_messages(data ->> '$.errorRaw')))
+WHERE (SELECT user_version FROM pragma_user_version) < 23 AND type IN ('tool_error', 'tool_interrupt')
+  AND CASE WHEN json_valid(data)
+           THEN data ->> '$.signature' = '[REDACTED]' AND data ->> '$.errorRaw' IS NOT NULL END;
 UPDATE OR IGNORE error_kb SET error_normalized = redact_private(error_normalized)
-WHERE (SELECT user_version FROM pragma_user_version) < 17 AND redact_private(error_normalized) <> error_normalized;
+WHERE (SELECT user_version FROM pragma_user_version) < 23 AND redact_private(error_normalized) <> error_normalized;
 UPDATE error_kb SET error_raw = redact_private(error_raw), resolution = redact_private(resolution)
-WHERE (SELECT user_version FROM pragma_user_version) < 17
+WHERE (SELECT user_version FROM pragma_user_version) < 23
   AND (redact_private(error_raw) <> error_raw OR redact_private(resolution) <> resolution);
 UPDATE OR IGNORE fixes SET error_headline = redact_private(error_headline), resolution = redact_private(resolution)
-WHERE (SELECT user_version FROM pragma_user_version) < 17
+WHERE (SELECT user_version FROM pragma_user_version) < 23
   AND (redact_private(error_headline) <> error_headline OR redact_private(resolution) <> resolution);
 UPDATE transcript_imports SET path = redact_private(path)
-WHERE (SELECT user_version FROM pragma_user_version) < 17 AND redact_private(path) <> path;
+WHERE (SELECT user_version FROM pragma_user_version) < 23 AND redact_private(path) <> path;
 PRAGMA secure_delete = OFF;
 
 -- The signatures are made again by this version's rules (a wrapper line,

@@ -186,6 +186,12 @@ pub const SCALAR_FUNCTIONS: &[ScalarFunction] = &[
         flags: PURE,
     },
     ScalarFunction {
+        name: "redact_user_names",
+        n_args: 1,
+        func: redact_user_names,
+        flags: PURE,
+    },
+    ScalarFunction {
         name: "failure_kind",
         n_args: 1,
         func: failure_kind,
@@ -464,6 +470,13 @@ fn redact_secrets(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Res
     text_to_text(ctx, args, |text| {
         ahead::text_of(ahead::Rule::RedactSecrets, text).unwrap_or_else(|| redact::redact_secrets(text).into_owned())
     })
+}
+
+/// Only the user names (home folders, URL users): for text that is not a
+/// tool's output, such as errkb's own stored JSON, whose `signature`
+/// member redact_secrets would take for a secret's.
+fn redact_user_names(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {
+    text_to_text(ctx, args, |text| redact::redact_user_names(text).into_owned())
 }
 
 fn redact_private(ctx: *mut sqlite3_context, args: &[*mut sqlite3_value]) -> Result<()> {

@@ -316,3 +316,32 @@ def test_a_version_22_database_keeps_no_text_of_an_error_that_said_nothing(tmp_p
     assert after == before and "No module named" in after["s1"]
     assert words.encode() not in files()
 
+
+def test_a_version_22_database_loses_the_user_names_it_did_not_know(tmp_path):
+    """v23 knows a WSL distribution's home seen from Windows and a quoted
+    Windows profile whose name has spaces: what an older version stored
+    with them is redacted when errkb first opens the file for writing. Its
+    events' own members are left as they are (the signature is no
+    credential), and a signature an upgrade to v17 took for one is made
+    again from the error's text."""
+    db = tmp_path / "kb.db"
+    runner("--db", str(db), "init", check=True)
+    texts = ["python \\\\wsl$\\Ubuntu\\home\\zoe\\shop\\app.py: No module named 'yaml'",
+             'cd "C:\\Users\\Zoe Quill" failed: access denied']
+    with connection(db) as conn:
+        for n, text in enumerate(texts):
+            conn.execute("INSERT INTO events (type, ts, session_id, data) VALUES ('tool_error', "
+                         "'2026-01-01T00:00:00.000Z', ?, json_object('errorRaw', ?, 'signature', ?))",
+                         (f"s{n}", text, ["ModuleNotFoundError: No module named <STR>", "[REDACTED]"][n]))
+        conn.execute("PRAGMA user_version = 22")
+    runner("--db", str(db), "init", check=True)
+    with connection(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        stored = [json.loads(d) for (d,) in conn.execute("SELECT data FROM events ORDER BY session_id")]
+    assert [e["errorRaw"] for e in stored] == ["python ~\\shop\\app.py: No module named 'yaml'",
+                                               'cd "~" failed: access denied']
+    signature = sqlite(":memory:", """SELECT error_signature('cd "~" failed: access denied')""").stdout.strip()
+    assert [e["signature"] for e in stored] == ["ModuleNotFoundError: No module named <STR>", signature]
+    assert signature != "[REDACTED]"
+    dump = b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*"))
+    assert b"zoe" not in dump and b"Quill" not in dump

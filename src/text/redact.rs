@@ -1090,8 +1090,9 @@ fn starts_path_after(c: char) -> bool {
 /// `.` (`in /home/alice.` keeps its full stop). With
 /// `spaces_before`, a Windows profile folder, words joined by single
 /// spaces count when `spaces_before` follows the last (`C:\Users\John
-/// Smith\x`).
-fn user_name_len(rest: &str, spaces_before: Option<&str>) -> usize {
+/// Smith\x`), or `quote`, the quote the path was opened with (`cd
+/// "C:\Users\John Smith"`).
+fn user_name_len(rest: &str, spaces_before: Option<&str>, quote: Option<&str>) -> usize {
     let run = |s: &str| {
         s.char_indices()
             .find(|&(_, c)| !is_name_char(c))
@@ -1106,7 +1107,7 @@ fn user_name_len(rest: &str, spaces_before: Option<&str>) -> usize {
                 break;
             }
             end += 1 + word;
-            if rest[end..].starts_with(separator) {
+            if rest[end..].starts_with(separator) || quote.is_some_and(|q| rest[end..].starts_with(q)) {
                 len = end;
             }
         }
@@ -1124,6 +1125,8 @@ const UNIX_HOMES: &[&str] = &["/home/", "/Users/", "/var/home/", "/usr/home/", "
 ///   `C:\\Users\\NAME` (in JSON), `/mnt/c/Users/NAME` (WSL),
 ///   `/c/Users/NAME` (Git Bash), `/cygdrive/c/Users/NAME` → `~` (the
 ///   separator that follows stays: `~\src`);
+/// - a WSL distribution's home seen from Windows,
+///   `\\wsl$\Ubuntu\home\NAME`, `\\wsl.localhost\Ubuntu\home\NAME` → `~`;
 /// - in a `file://` URL: `file:///home/NAME/x`, `file:///C:/Users/NAME/x`
 ///   → `file://~/x`;
 /// - Claude Code's encoding of a project folder in its transcripts' path
@@ -1159,7 +1162,11 @@ pub fn redact_home(text: &str) -> Cow<'_, str> {
         // (where the home folder starts, where its name starts, the
         // separator a Windows name with spaces is followed by)
         let mut found: Option<(usize, usize, Option<&str>)> = None;
+        if let Some((prefix, separator)) = wsl_share_home(&bytes[i..]).filter(|_| starts_path(i)) {
+            found = Some((i, i + prefix, Some(separator)));
+        }
         let (slash_start, file_url) = match bytes[i] {
+            _ if found.is_some() => (false, false),
             b'/' if after_file_scheme(i) => (true, true),
             b'/' => (starts_path(i), false),
             _ => (false, false),
@@ -1202,7 +1209,10 @@ pub fn redact_home(text: &str) -> Cow<'_, str> {
             }
         }
         if let Some((start, name_start, separator)) = found {
-            let name_len = user_name_len(&text[name_start..], separator);
+            // (the quote the path was opened with: `"`, `'`, or `\"` inside JSON)
+            let before = &text[..start];
+            let quote = ["\\\"", "\"", "'"].into_iter().find(|q| before.ends_with(q));
+            let name_len = user_name_len(&text[name_start..], separator, quote);
             if name_len > 0 {
                 out.push_str(&text[copied..start]);
                 out.push('~');
@@ -1234,6 +1244,32 @@ fn windows_profile(rest: &[u8]) -> Option<(usize, &'static str)> {
     (rest.get(users..users + 5)?.eq_ignore_ascii_case(b"users")
         && rest.get(users + 5..name_start)? == separator.as_bytes())
     .then_some((name_start, separator))
+}
+
+/// A WSL distribution's home folders seen from Windows, `\\wsl$\Ubuntu\home\`,
+/// `\\wsl.localhost\Ubuntu\home\`, `//wsl$/Ubuntu/home/` (and JSON's
+/// doubled backslashes), at the start of `rest`: (its length, the
+/// separator).
+fn wsl_share_home(rest: &[u8]) -> Option<(usize, &'static str)> {
+    let separator = ["\\\\", "\\", "/"]
+        .into_iter()
+        .find(|s| rest.starts_with(s.as_bytes()) && rest[s.len()..].starts_with(s.as_bytes()))?;
+    let mut at = 2 * separator.len();
+    let host = ["wsl$", "wsl.localhost"]
+        .into_iter()
+        .find(|h| rest.get(at..at + h.len()).is_some_and(|r| r.eq_ignore_ascii_case(h.as_bytes())))?;
+    at += host.len();
+    if !rest[at..].starts_with(separator.as_bytes()) {
+        return None;
+    }
+    at += separator.len();
+    let distro = rest[at..]
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
+        .count();
+    at += distro;
+    let home = format!("{separator}home{separator}");
+    (distro > 0 && rest[at..].starts_with(home.as_bytes())).then_some((at + home.len(), separator))
 }
 
 /// `/mnt/c/Users/` (WSL), `/cygdrive/c/Users/` (Cygwin), `/c/Users/`
@@ -1611,6 +1647,13 @@ mod tests {
             ("/cygdrive/d/Users/alice/x", "~/x"),
             ("C:\\Users\\John Smith\\Desktop\\a.txt", "~\\Desktop\\a.txt"),
             ("/mnt/c/Users/John Smith/x y", "~/x y"),
+            ("cd \"C:\\Users\\John Smith\" && dir", "cd \"~\" && dir"),
+            ("'C:/Users/John Smith'", "'~'"),
+            (r#"{"line": "cd \"C:\\Users\\John Smith\" && dir"}"#, r#"{"line": "cd \"~\" && dir"}"#),
+            ("\\\\wsl$\\Ubuntu\\home\\alice\\src", "~\\src"),
+            ("\\\\wsl.localhost\\Ubuntu-22.04\\home\\alice", "~"),
+            ("//wsl$/Debian/home/alice/x", "~/x"),
+            (r#"{"cwd": "\\\\wsl$\\Ubuntu\\home\\alice\\x"}"#, r#"{"cwd": "~\\x"}"#),
             ("dir C:\\Users\\alice and more", "dir ~ and more"),
             ("-I/home/alice/include -L/home/alice/lib", "-I~/include -L~/lib"),
             ("/x/projects/-var-home-alice-shop/s", "/x/projects/-~-shop/s"),
@@ -1687,6 +1730,8 @@ mod tests {
             ("file:///C:/Users/", "file://~", ""),
             ("C:\\Users\\", "~", ""),
             ("/mnt/c/Users/", "~", ""),
+            ("\\\\wsl$\\Ubuntu\\home\\", "~", ""),
+            ("//wsl.localhost/Debian-12/home/", "~", ""),
             ("https://", "https://[REDACTED]", "@host"),
             ("ssh://", "ssh://[REDACTED]", ":pw@host"),
         ];
