@@ -11,7 +11,7 @@ ERRKB_FUNCTIONS = {
     "errkb_debug/0", "errkb_debug/1", "errkb_version/0", "errkb_last_search_error/0",
     "keyword_overlap/2", "length_ratio/2", "normalize_error/1", "path_basename/1", "path_names/1", "project_identity/1", "project_relative/2", "redact_path/1", "redact_secrets/1", "resolution_text/1",
     "error_signature/1", "error_headline/1", "error_excerpt/1", "error_codes/1", "translate_messages/1", "command_subject/1", "fix_key/1", "edit_hunk/2",
-    "redact_private/1", "failure_kind/1", "fix_uid/3", "error_identified/1",
+    "redact_private/1", "redact_user_names/1", "failure_kind/1", "fix_uid/3", "error_identified/1",
     "render_advice/2", "file_history_status/4",
     "kb_file_names/2", "embed_model/0", "utc_now/0",
 }
