@@ -418,13 +418,19 @@ CREATE TABLE IF NOT EXISTS team_standing (
 -- was (its texts are cleaned). (Version 17; again for version 23, which
 -- knows a WSL distribution's home seen from Windows and a quoted Windows
 -- profile whose name has spaces.) An event's data is errkb's own JSON,
--- whose texts were redacted of secrets when they were stored: only the
--- user names are taken out of it (redact_secrets takes its `signature`
--- member for a credential).
+-- whose texts version 17 and later redacted when they were stored: from
+-- then on only the user names are taken out of it, and only where the new
+-- layouts may be (redact_secrets takes its `signature` member for a
+-- credential).
 PRAGMA secure_delete = ON;
+UPDATE events SET data = redact_private(data), project_path = redact_private(project_path),
+                  project = path_basename(redact_private(project_path))
+WHERE (SELECT user_version FROM pragma_user_version) < 17
+  AND (redact_private(data) <> data OR redact_private(project_path) <> project_path);
 UPDATE events SET data = redact_user_names(data), project_path = redact_private(project_path),
                   project = path_basename(redact_private(project_path))
-WHERE (SELECT user_version FROM pragma_user_version) < 23
+WHERE (SELECT user_version FROM pragma_user_version) BETWEEN 17 AND 22
+  AND typeof(data) = 'text' AND (instr(data, 'wsl') OR data LIKE '%users%' OR project_path LIKE '%users%')
   AND (redact_user_names(data) <> data OR redact_private(project_path) <> project_path);
 -- (version 17 took every event's signature for a credential: each is made
 -- again from the error's stored text)
@@ -518,9 +524,13 @@ WHERE (SELECT user_version FROM pragma_user_version) < 18 AND coalesce(project, 
 PRAGMA secure_delete = ON;
 UPDATE events SET data = json_remove(data, '$.error', '$.errorRaw', '$.signature', '$.headline')
 WHERE (SELECT user_version FROM pragma_user_version) < 23 AND type IN ('tool_error', 'tool_interrupt')
-  -- (a row that is not JSON is left as it is)
+  -- (a row that is not JSON is left as it is; until version 12 events did
+  -- not say whether their error was identified: its stored text is asked)
   AND CASE WHEN json_valid(data)
-           THEN json_extract(data, '$.identified') = 0
+           THEN coalesce(json_extract(data, '$.identified'),
+                         CASE WHEN (SELECT user_version FROM pragma_user_version) <= 12
+                              THEN error_identified(translate_messages(
+                                     coalesce(json_extract(data, '$.errorRaw'), json_extract(data, '$.error')))) END) = 0
                 AND json_remove(data, '$.error', '$.errorRaw', '$.signature', '$.headline') <> data END;
 PRAGMA secure_delete = OFF;
 

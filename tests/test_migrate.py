@@ -345,3 +345,30 @@ def test_a_version_22_database_loses_the_user_names_it_did_not_know(tmp_path):
     assert signature != "[REDACTED]"
     dump = b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*"))
     assert b"zoe" not in dump and b"Quill" not in dump
+
+
+def test_a_version_11_database_is_cleaned_of_secrets_and_of_what_said_nothing(tmp_path):
+    """Before version 12 an event did not say whether its error was
+    identified: the upgrade asks its stored text, and one that says
+    nothing (a user's words) loses it. Secrets and terminal escapes go as
+    the upgrade to 17 took them out, and the signature that took for a
+    credential is made again."""
+    db = tmp_path / "kb.db"
+    runner("--db", str(db), "init", check=True)
+    words = "no, use git rm instead please"
+    secret = "AKIAIOSFODNN7EXAMPLE"
+    with connection(db) as conn:
+        for session, raw in (("s1", words), ("s2", f"\x1b[31mfatal:\x1b[0m bad object {secret}")):
+            conn.execute("INSERT INTO events (type, ts, session_id, data) VALUES ('tool_error', "
+                         "'2026-01-01T00:00:00.000Z', ?, json_object('error', ?, 'errorRaw', ?, 'signature', ?))",
+                         (session, raw, raw, raw))
+        conn.execute("PRAGMA user_version = 11")
+    runner("--db", str(db), "init", check=True)
+    with connection(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        said_nothing, fatal = [json.loads(d) for (d,) in conn.execute("SELECT data FROM events ORDER BY session_id")]
+    assert not {"error", "errorRaw", "signature", "headline"} & said_nothing.keys()
+    assert fatal["errorRaw"] == "fatal: bad object [REDACTED]"
+    assert fatal["signature"] not in ("[REDACTED]", "") and secret not in json.dumps(fatal)
+    dump = b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*"))
+    assert words.encode() not in dump and secret.encode() not in dump

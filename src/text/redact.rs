@@ -1090,8 +1090,11 @@ fn starts_path_after(c: char) -> bool {
 /// `.` (`in /home/alice.` keeps its full stop). With
 /// `spaces_before`, a Windows profile folder, words joined by single
 /// spaces count when `spaces_before` follows the last (`C:\Users\John
-/// Smith\x`), or `quote`, the quote the path was opened with (`cd
-/// "C:\Users\John Smith"`).
+/// Smith\x`); and when the path ends there, at `quote`, the quote it was
+/// opened with (`cd "C:\Users\John Smith"`), or at the end of a text
+/// without one (a `cwd`), up to two more words that start with a capital
+/// as a name's do: prose after a profile (`"C:\Users\alice is not a
+/// directory"`) is not its name.
 fn user_name_len(rest: &str, spaces_before: Option<&str>, quote: Option<&str>) -> usize {
     let run = |s: &str| {
         s.char_indices()
@@ -1101,13 +1104,21 @@ fn user_name_len(rest: &str, spaces_before: Option<&str>, quote: Option<&str>) -
     let mut len = run(rest);
     if let Some(separator) = spaces_before.filter(|_| len > 0) {
         let mut end = len;
+        let mut words = 0;
+        let mut capitalized = true;
         while rest[end..].starts_with(' ') {
             let word = run(&rest[end + 1..]);
             if word == 0 {
                 break;
             }
+            words += 1;
+            capitalized &= rest[end + 1..].starts_with(char::is_uppercase);
             end += 1 + word;
-            if rest[end..].starts_with(separator) || quote.is_some_and(|q| rest[end..].starts_with(q)) {
+            let path_ends = match quote {
+                Some(q) => rest[end..].starts_with(q),
+                None => end == rest.len(),
+            };
+            if rest[end..].starts_with(separator) || (path_ends && capitalized && words <= 2) {
                 len = end;
             }
         }
@@ -1162,8 +1173,11 @@ pub fn redact_home(text: &str) -> Cow<'_, str> {
         // (where the home folder starts, where its name starts, the
         // separator a Windows name with spaces is followed by)
         let mut found: Option<(usize, usize, Option<&str>)> = None;
-        if let Some((prefix, separator)) = wsl_share_home(&bytes[i..]).filter(|_| starts_path(i)) {
-            found = Some((i, i + prefix, Some(separator)));
+        if let Some(prefix) = wsl_share_home(&bytes[i..]).filter(|_| starts_path(i)) {
+            // (a Linux user name has no spaces; `file://wsl.localhost/…`
+            // keeps its URL's slashes: `file://~/x`)
+            let start = if text[..i].to_ascii_lowercase().ends_with("file:") { i + 2 } else { i };
+            found = Some((start, i + prefix, None));
         }
         let (slash_start, file_url) = match bytes[i] {
             _ if found.is_some() => (false, false),
@@ -1248,9 +1262,8 @@ fn windows_profile(rest: &[u8]) -> Option<(usize, &'static str)> {
 
 /// A WSL distribution's home folders seen from Windows, `\\wsl$\Ubuntu\home\`,
 /// `\\wsl.localhost\Ubuntu\home\`, `//wsl$/Ubuntu/home/` (and JSON's
-/// doubled backslashes), at the start of `rest`: (its length, the
-/// separator).
-fn wsl_share_home(rest: &[u8]) -> Option<(usize, &'static str)> {
+/// doubled backslashes), at the start of `rest`: its length.
+fn wsl_share_home(rest: &[u8]) -> Option<usize> {
     let separator = ["\\\\", "\\", "/"]
         .into_iter()
         .find(|s| rest.starts_with(s.as_bytes()) && rest[s.len()..].starts_with(s.as_bytes()))?;
@@ -1269,7 +1282,7 @@ fn wsl_share_home(rest: &[u8]) -> Option<(usize, &'static str)> {
         .count();
     at += distro;
     let home = format!("{separator}home{separator}");
-    (distro > 0 && rest[at..].starts_with(home.as_bytes())).then_some((at + home.len(), separator))
+    (distro > 0 && rest[at..].starts_with(home.as_bytes())).then_some(at + home.len())
 }
 
 /// `/mnt/c/Users/` (WSL), `/cygdrive/c/Users/` (Cygwin), `/c/Users/`
@@ -1650,6 +1663,14 @@ mod tests {
             ("cd \"C:\\Users\\John Smith\" && dir", "cd \"~\" && dir"),
             ("'C:/Users/John Smith'", "'~'"),
             (r#"{"line": "cd \"C:\\Users\\John Smith\" && dir"}"#, r#"{"line": "cd \"~\" && dir"}"#),
+            // a path that is the whole text (a hook's cwd)
+            ("C:\\Users\\Mary Ann Smith", "~"),
+            // prose after a profile is not its name
+            (r#"{"error": "C:\\Users\\alice is not a directory"}"#, r#"{"error": "~ is not a directory"}"#),
+            ("title=\"C:\\Users\\alice - Visual Studio Code\"", "title=\"~ - Visual Studio Code\""),
+            ("'C:\\Users\\alice isn't there'", "'~ isn't there'"),
+            ("ls \\\\wsl$\\Ubuntu\\home\\alice failed for src\\main.rs", "ls ~ failed for src\\main.rs"),
+            ("file://wsl.localhost/Ubuntu/home/alice/x", "file://~/x"),
             ("\\\\wsl$\\Ubuntu\\home\\alice\\src", "~\\src"),
             ("\\\\wsl.localhost\\Ubuntu-22.04\\home\\alice", "~"),
             ("//wsl$/Debian/home/alice/x", "~/x"),
