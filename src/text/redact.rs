@@ -1092,7 +1092,7 @@ fn starts_path_after(c: char) -> bool {
 /// spaces count when `spaces_before` follows the last (`C:\Users\John
 /// Smith\x`); and when the path ends there, at `quote`, the quote it was
 /// opened with (`cd "C:\Users\John Smith"`), or at the end of a text
-/// without one (a `cwd`), up to two more words that start with a capital
+/// without one (a `cwd`) or a prompt's `>`, up to two more words that start with a capital
 /// as a name's do: prose after a profile (`"C:\Users\alice is not a
 /// directory"`) is not its name.
 fn user_name_len(rest: &str, spaces_before: Option<&str>, quote: Option<&str>) -> usize {
@@ -1114,9 +1114,10 @@ fn user_name_len(rest: &str, spaces_before: Option<&str>, quote: Option<&str>) -
             words += 1;
             capitalized &= rest[end + 1..].starts_with(char::is_uppercase);
             end += 1 + word;
+            // (or a prompt's `>`: `PS C:\Users\John Smith>`)
             let path_ends = match quote {
                 Some(q) => rest[end..].starts_with(q),
-                None => end == rest.len(),
+                None => end == rest.len() || rest[end..].starts_with('>'),
             };
             if rest[end..].starts_with(separator) || (path_ends && capitalized && words <= 2) {
                 len = end;
@@ -1225,7 +1226,7 @@ pub fn redact_home(text: &str) -> Cow<'_, str> {
         if let Some((start, name_start, separator)) = found {
             // (the quote the path was opened with: `"`, `'`, or `\"` inside JSON)
             let before = &text[..start];
-            let quote = ["\\\"", "\"", "'"].into_iter().find(|q| before.ends_with(q));
+            let quote = ["\\\"", "\"", "'", "`"].into_iter().find(|q| before.ends_with(q));
             let name_len = user_name_len(&text[name_start..], separator, quote);
             if name_len > 0 {
                 out.push_str(&text[copied..start]);
@@ -1663,8 +1664,11 @@ mod tests {
             ("cd \"C:\\Users\\John Smith\" && dir", "cd \"~\" && dir"),
             ("'C:/Users/John Smith'", "'~'"),
             (r#"{"line": "cd \"C:\\Users\\John Smith\" && dir"}"#, r#"{"line": "cd \"~\" && dir"}"#),
-            // a path that is the whole text (a hook's cwd)
+            // a path that is the whole text (a hook's cwd), a prompt,
+            // Markdown's code
             ("C:\\Users\\Mary Ann Smith", "~"),
+            ("PS C:\\Users\\John Smith> dir", "PS ~> dir"),
+            ("in `C:\\Users\\John Smith`", "in `~`"),
             // prose after a profile is not its name
             (r#"{"error": "C:\\Users\\alice is not a directory"}"#, r#"{"error": "~ is not a directory"}"#),
             ("title=\"C:\\Users\\alice - Visual Studio Code\"", "title=\"~ - Visual Studio Code\""),
