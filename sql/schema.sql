@@ -459,7 +459,8 @@ PRAGMA secure_delete = OFF;
 -- formatter's check and bun's error between tests are; version 21: a
 -- linter's rule is said with its message and is no path, a bundler's,
 -- a package manager's and a container build's report are not the error,
--- a log line's time and an apostrophe inside a word are no values),
+-- a log line's time and an apostrophe inside a word are no values;
+-- version 23: Windows PowerShell's error record says its message),
 -- from the error's identifying line, or its
 -- stored text; the vectors of those that changed are made again by the
 -- embedding job.
@@ -471,7 +472,7 @@ SELECT s.error_kb_id,
                    WHERE f.error_kb_id = s.error_kb_id AND f.error_headline <> '' LIMIT 1))), ''),
                 nullif(error_signature(translate_messages(kb.error_raw)), ''), s.signature)
 FROM error_kb_signatures AS s JOIN error_kb AS kb ON kb.id = s.error_kb_id
-WHERE (SELECT user_version FROM pragma_user_version) BETWEEN 6 AND 20;
+WHERE (SELECT user_version FROM pragma_user_version) BETWEEN 6 AND 22;
 DELETE FROM temp.resigned
 WHERE signature = (SELECT s.signature FROM error_kb_signatures AS s WHERE s.error_kb_id = resigned.error_kb_id);
 UPDATE error_kb_signatures SET signature = (SELECT r.signature FROM temp.resigned AS r

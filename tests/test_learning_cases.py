@@ -44,6 +44,25 @@ def case_rejections_and_blocks_are_not_errors(s):
     return []
 
 
+def case_windows_powershells_error_record(s):
+    """Windows PowerShell's error record says its error after the code it
+    quotes; a script's own `throw` is its own check, not learned."""
+    parser = ("At line:1 char:8\n+ cd app && npm test\n+        ~~\n"
+              "The token '&&' is not a valid statement separator in this version.\n"
+              "    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\n"
+              "    + FullyQualifiedErrorId : InvalidEndOfLine\n")
+    s.call("PowerShell", {"command": "cd app && npm test"}, parser, True)
+    s.call("PowerShell", {"command": "cd app; npm test"}, "12 passing")
+    thrown = ("block not replaced\nAt line:3 char:30\n+ if ($new -eq $old) { throw \"block not replaced\" }\n"
+              "+                    ~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
+              "    + CategoryInfo          : OperationStopped: (block not replaced:String) [], RuntimeException\n"
+              "    + FullyQualifiedErrorId : block not replaced\n")
+    script = "$old = Get-Content -Raw a.ts; $new = $old -replace 'x', 'y'\nif ($new -eq $old) { throw \"block not replaced\" }"
+    s.call("PowerShell", {"command": script}, thrown, True)
+    s.call("PowerShell", {"command": script.replace("'x'", "'x\\r?\\n'")}, "")
+    return [("cd app && npm test", "cd app; npm test")]
+
+
 def case_an_unrelated_success_is_not_a_fix(s):
     s.bash("ls .claude/commands/", error="Exit code 2\nls: .claude/commands/: No such file or directory")
     s.bash("ls -la .claude/settings.json", ".claude/settings.json")

@@ -900,6 +900,15 @@ rules! {
     /// `/bin/bash: line 1: x: command not found`, `zsh: command not found: x`.
     NOT_FOUND: |l| contains_any(l, &["not found", "찾을 수 없음", "見つかりません", "nicht gefunden"]),
         r"^(?:(?:[\w/.-]*/)?(?:ba|z|da|k|fi|c|tc)?sh(?:: (?:line|行|줄|Zeile|ligne|línea|riga|строка) \d+)?: (?:\d+: )?)?([\w.+-]+): (?:command not found|not found|명령어를 찾을 수 없음|コマンドが見つかりません|Kommando nicht gefunden)\.?$|^(?:zsh|fish|bash): command not found: ([\w.+-]+)$";
+    /// PowerShell saying a program is missing: `sed : The term 'sed' is not
+    /// recognized as the name of a cmdlet, function, script file, or
+    /// operable program.` (Windows PowerShell; PowerShell 7: `… as a name
+    /// of a cmdlet …`).
+    PS_NOT_FOUND: |l| l.contains(" is not recognized as "),
+        r"^(?:[\w.+-]+ ?: )?The term '([^']+)' is not recognized as (?:the|a) name of a cmdlet";
+    /// Where Windows PowerShell's error record says the error happened:
+    /// `At line:1 char:14`, `At C:\w\build.ps1:12 char:5`.
+    PS_AT: |l| l.starts_with("At ") && l.contains(" char:"), r"^At (?:line|.+):\d+ char:\d+$";
     /// Lines that only say that a task, script or test run failed (a task
     /// runner's, a package manager's, a test runner's), never the
     /// signature when a line says what went wrong.
@@ -1135,6 +1144,10 @@ fn judge(line: &str) -> Option<Candidate> {
     if let Some(c) = NOT_FOUND.captures(trimmed) {
         let program = c.get(1).or(c.get(2)).map_or("", |m| m.as_str());
         return found(7, format!("command not found: '{program}'"));
+    }
+    // (PowerShell's way of saying it is the same error)
+    if let Some(c) = PS_NOT_FOUND.captures(trimmed) {
+        return found(7, format!("command not found: '{}'", &c[1]));
     }
     if let Some(c) = SHELL_SCRIPT.captures(trimmed) {
         // a script's shell: `./build.sh: line 9: VERSION: unbound variable`
@@ -1477,6 +1490,9 @@ fn is_boilerplate(trimmed: &str) -> bool {
 /// is on the line after `panicked at`; a node error is the first `Error:`
 /// line after the loader's frames.
 fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
+    if let Some(found) = powershell_record(lines) {
+        return Some(found);
+    }
     let mut best: Option<(Candidate, usize)> = None;
     // bun's test runner prints what its passing tests log among its
     // failures: an `error: …` a test caught is not what failed
@@ -1622,6 +1638,47 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
         }
     }
     best.map(|(c, at)| (c.text, at, c.rank))
+}
+
+/// Windows PowerShell's error record (its default view): the message,
+/// where it happened (`At line:1 char:14`), the code quoted under a `+`,
+/// and `+ CategoryInfo : …`, `+ FullyQualifiedErrorId : …`. The message is
+/// before the place (`sed : The term 'sed' is not recognized …`), or for a
+/// parser error after the quoted code (`The
+/// token '&&' is not a valid statement separator in this version.`). It
+/// says what went wrong: (the message, its line, rank 8). A message the
+/// window's width wrapped is read whole (its first lines are long). A
+/// script's own `throw` is not PowerShell's error (None).
+fn powershell_record(lines: &[&str]) -> Option<(String, usize, u8)> {
+    let category = lines.iter().position(|l| l.trim_start().starts_with("+ CategoryInfo"))?;
+    let at = lines[..category].iter().position(|l| PS_AT.is_match(l.trim()))?;
+    let quoted = |l: &str| l.trim_start().starts_with('+');
+    // a parser error: its message after the quoted code
+    let (first, last) = match lines[at + 1..category].iter().position(|l| !quoted(l)) {
+        Some(after) => (at + 1 + after, at + 1 + after),
+        None if at > 0 => {
+            let mut first = at - 1;
+            while first > 0 && at - first < 3 && lines[first - 1].chars().count() >= 80 && !quoted(lines[first - 1]) {
+                first -= 1;
+            }
+            (first, at - 1)
+        }
+        None => return None,
+    };
+    let message = lines[first..=last].iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+    // A script's own `throw "…"` (its id is its words) is the agent's own
+    // check, not PowerShell's error: read as any output is.
+    let id = lines[category..].iter().find_map(|l| l.trim_start().strip_prefix("+ FullyQualifiedErrorId"));
+    if id.and_then(|id| id.trim_start().strip_prefix(':')).is_some_and(|id| id.trim() == message) {
+        return None;
+    }
+    // (`name : message`, the command's name first, as programs sign theirs)
+    let message = match message.split_once(" : ") {
+        Some((name, rest)) if !name.contains(' ') => format!("{name}: {rest}"),
+        _ => message,
+    };
+    let text = judge(&message).filter(|c| c.rank >= 7).map_or(message, |c| c.text);
+    Some((text, first, 8))
 }
 
 /// Whether `line` counts results and says no more: `Tests:  1 failed, 5
@@ -2540,6 +2597,39 @@ mod v3_tests {
         // with no error message, the failed test's name says which
         let bare = "  Failed App.Tests.RenderTests.Renders [4 ms]\n";
         assert_eq!(signature(bare).headline, "Failed App.Tests.RenderTests.Renders");
+    }
+
+    #[test]
+    fn windows_powershells_error_record_says_its_message() {
+        let missing = "Exit code 1\nsed : The term 'sed' is not recognized as the name of a cmdlet, function, script file, or operable program. Check the \n\
+                       spelling of the name, or if a path was included, verify that the path is correct and try again.\n\
+                       At line:1 char:1\n+ sed -n '320,360p' src/app.ts\n+ ~~~\n    \
+                       + CategoryInfo          : ObjectNotFound: (sed:String) [], CommandNotFoundException\n    \
+                       + FullyQualifiedErrorId : CommandNotFoundException\n";
+        let s = signature(missing);
+        assert!(s.identified && s.says_what_failed, "{s:?}");
+        // one error with the shells' own (and PowerShell 7's) way of saying it
+        assert_eq!(s.text, signature("Exit code 127\nbash: sed: command not found").text);
+        let concise = "sed: The term 'sed' is not recognized as a name of a cmdlet, function, script file, or executable program.";
+        assert_eq!(signature(concise).text, s.text);
+        assert_eq!(s.values, ["sed"]);
+        let parser = "At line:1 char:14\n+ cd src-tauri && cargo test\n+              ~~\n\
+                      The token '&&' is not a valid statement separator in this version.\n    \
+                      + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\n    \
+                      + FullyQualifiedErrorId : InvalidEndOfLine\n";
+        let s = signature(parser);
+        assert!(s.identified, "{s:?}");
+        assert_eq!(s.headline, "The token '&&' is not a valid statement separator in this version.");
+        let thrown = "Exit code 1\nlegend block not replaced\nAt C:\\w\\patch.ps1:20 char:30\n\
+                      + if ($updated -eq $content) { throw \"legend block not replaced\"; }\n+                              ~~~~~~~~~\n    \
+                      + CategoryInfo          : OperationStopped: (legend block not replaced:String) [], RuntimeException\n    \
+                      + FullyQualifiedErrorId : legend block not replaced\n";
+        // a script's own throw is its own check, not PowerShell's error
+        let s = signature(thrown);
+        assert!(!s.identified, "{s:?}");
+        // a `+` line without the record's place is no record
+        let plain = signature("Exit code 1\n+ CategoryInfo is a field name\nError: no config found");
+        assert_eq!(plain.headline, signature("Exit code 1\nError: no config found").headline);
     }
 
     #[test]
