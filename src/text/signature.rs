@@ -905,7 +905,10 @@ rules! {
     /// operable program.` (Windows PowerShell; PowerShell 7: `… as a name
     /// of a cmdlet …`).
     PS_NOT_FOUND: |l| l.contains(" is not recognized as "),
-        r"^(?:[\w.+-]+ ?: )?The term '([^']+)' is not recognized as (?:the|a) name of a cmdlet";
+        r"^(?:(?:&|[^\s:]+) ?: )?The term '([^']+)' is not recognized as (?:the|a) name of a cmdlet";
+    /// The start of a command's message in Windows PowerShell's error
+    /// record: `Get-Content : …`, `sed : …`, `& : …`, `.\gradlew : …`.
+    PS_NAMED: |l| l.contains(" : "), r"^(?:&|[^\s:]+) : \S";
     /// Where Windows PowerShell's error record says the error happened:
     /// `At line:1 char:14`, `At C:\w\build.ps1:12 char:5`.
     PS_AT: |l| l.starts_with("At ") && l.contains(" char:"), r"^At (?:line|.+):\d+ char:\d+$";
@@ -1490,9 +1493,7 @@ fn is_boilerplate(trimmed: &str) -> bool {
 /// is on the line after `panicked at`; a node error is the first `Error:`
 /// line after the loader's frames.
 fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
-    if let Some(found) = powershell_record(lines) {
-        return Some(found);
-    }
+    let records = powershell_records(lines);
     let mut best: Option<(Candidate, usize)> = None;
     // bun's test runner prints what its passing tests log among its
     // failures: an `error: …` a test caught is not what failed
@@ -1513,6 +1514,16 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
             } else if is_pytest_header_line(line) {
                 continue;
             }
+        }
+        // a PowerShell error record is read as its message, once
+        if let Some(record) = records.iter().find(|r| r.lines.contains(&at)) {
+            if let Some(message) = record.message.as_ref().filter(|_| at == record.lines.start) {
+                let candidate = Candidate { rank: 7, text: message.clone() };
+                if best.as_ref().is_none_or(|(b, _)| candidate.rank > b.rank) {
+                    best = Some((candidate, at));
+                }
+            }
+            continue;
         }
         // `dotnet test` gives a failed test's error under `Error
         // Message:`, indented, its exception named `System.X : message`
@@ -1640,45 +1651,70 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
     best.map(|(c, at)| (c.text, at, c.rank))
 }
 
-/// Windows PowerShell's error record (its default view): the message,
-/// where it happened (`At line:1 char:14`), the code quoted under a `+`,
-/// and `+ CategoryInfo : …`, `+ FullyQualifiedErrorId : …`. The message is
-/// before the place (`sed : The term 'sed' is not recognized …`), or for a
-/// parser error after the quoted code (`The
-/// token '&&' is not a valid statement separator in this version.`). It
-/// says what went wrong: (the message, its line, rank 8). A message the
-/// window's width wrapped is read whole (its first lines are long). A
-/// script's own `throw` is not PowerShell's error (None).
-fn powershell_record(lines: &[&str]) -> Option<(String, usize, u8)> {
-    let category = lines.iter().position(|l| l.trim_start().starts_with("+ CategoryInfo"))?;
-    let at = lines[..category].iter().position(|l| PS_AT.is_match(l.trim()))?;
+/// A Windows PowerShell error record in an output (its default view):
+/// the lines it spans, and its message when it is PowerShell's own.
+struct PowerShellRecord {
+    lines: std::ops::Range<usize>,
+    message: Option<String>,
+}
+
+/// Windows PowerShell's error records (its default view): the message,
+/// where it happened (`At line:1 char:14`), the code quoted under `+`
+/// lines, then `+ CategoryInfo : …` and `+ FullyQualifiedErrorId : …`. The
+/// message is a command's `Name : message` before the place, read whole
+/// when the window's width wrapped it (`sed : The term 'sed' is not
+/// recognized …`, `Get-Content : Cannot find path …`), or for a parser
+/// error the line after the quoted code (`The token '&&' is not a valid
+/// statement separator in this version.`), and it says what went wrong.
+/// Not PowerShell's own, so read as any output is (no message): a native
+/// program's stderr that PowerShell wrapped in a record (its first line
+/// only: `NativeCommandError`), a script's own `throw` or `Write-Error`,
+/// or a message whose `Name :` start is not found.
+fn powershell_records(lines: &[&str]) -> Vec<PowerShellRecord> {
     let quoted = |l: &str| l.trim_start().starts_with('+');
-    // a parser error: its message after the quoted code
-    let (first, last) = match lines[at + 1..category].iter().position(|l| !quoted(l)) {
-        Some(after) => (at + 1 + after, at + 1 + after),
-        None if at > 0 => {
-            let mut first = at - 1;
-            while first > 0 && at - first < 3 && lines[first - 1].chars().count() >= 80 && !quoted(lines[first - 1]) {
-                first -= 1;
-            }
-            (first, at - 1)
+    let mut records = Vec::new();
+    let mut from = 0;
+    for (category, line) in lines.iter().enumerate() {
+        if !line.trim_start().starts_with("+ CategoryInfo") || category < from {
+            continue;
         }
-        None => return None,
-    };
-    let message = lines[first..=last].iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
-    // A script's own `throw "…"` (its id is its words) is the agent's own
-    // check, not PowerShell's error: read as any output is.
-    let id = lines[category..].iter().find_map(|l| l.trim_start().strip_prefix("+ FullyQualifiedErrorId"));
-    if id.and_then(|id| id.trim_start().strip_prefix(':')).is_some_and(|id| id.trim() == message) {
-        return None;
+        let Some(at) = lines[from..category].iter().rposition(|l| PS_AT.is_match(l.trim())).map(|a| from + a) else {
+            continue;
+        };
+        let id_line = lines[category..].iter().position(|l| l.trim_start().starts_with("+ FullyQualifiedErrorId"));
+        let end = id_line.map_or(category, |i| category + i);
+        let info = |l: &str| l.split_once(':').map_or("", |(_, v)| v).trim().to_string();
+        let category_info = info(lines[category]);
+        let id = id_line.map(|i| info(lines[category + i])).unwrap_or_default();
+        let not_powershells = id == "NativeCommandError"
+            || category_info.contains("RuntimeException") && category_info.starts_with("OperationStopped")
+            || category_info.contains("WriteErrorException");
+        let (start, message) = match lines[at + 1..category].iter().position(|l| !quoted(l)) {
+            // a parser error: its message after the quoted code
+            Some(after) => (at, Some(lines[at + 1 + after].trim().to_string())),
+            None => {
+                // the line where the message starts, `Name : …` (a
+                // cmdlet's, a program's: `& : …`, `.\gradlew : …`)
+                let named = |l: &&str| PS_NAMED.is_match(l);
+                match lines[from.max(at.saturating_sub(6))..at].iter().rposition(named) {
+                    Some(i) => {
+                        let start = from.max(at.saturating_sub(6)) + i;
+                        let message = lines[start..at].iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+                        let message = match message.split_once(" : ") {
+                            Some((name, rest)) => format!("{name}: {rest}"),
+                            None => message,
+                        };
+                        (start, Some(message))
+                    }
+                    None => (at, None),
+                }
+            }
+        };
+        let message = message.filter(|_| !not_powershells).map(|m| judge(&m).filter(|c| c.rank >= 7).map_or(m, |c| c.text));
+        records.push(PowerShellRecord { lines: if message.is_some() { start..end + 1 } else { at..end + 1 }, message });
+        from = end + 1;
     }
-    // (`name : message`, the command's name first, as programs sign theirs)
-    let message = match message.split_once(" : ") {
-        Some((name, rest)) if !name.contains(' ') => format!("{name}: {rest}"),
-        _ => message,
-    };
-    let text = judge(&message).filter(|c| c.rank >= 7).map_or(message, |c| c.text);
-    Some((text, first, 8))
+    records
 }
 
 /// Whether `line` counts results and says no more: `Tests:  1 failed, 5
@@ -2627,6 +2663,30 @@ mod v3_tests {
         // a script's own throw is its own check, not PowerShell's error
         let s = signature(thrown);
         assert!(!s.identified, "{s:?}");
+        // wrapped at 80 columns: read whole from its `Name :` start
+        let narrow = "Exit code 1\nsed : The term 'sed' is not recognized as the name of a cmdlet, function, \n\
+                      script file, or operable program. Check the spelling of the name, or if a path \n\
+                      was included, verify that the path is correct and try again.\nAt line:1 char:1\n+ sed -n foo\n+ ~~~\n    \
+                      + CategoryInfo          : ObjectNotFound: (sed:String) [], CommandNotFoundException\n    \
+                      + FullyQualifiedErrorId : CommandNotFoundException\n";
+        assert_eq!(signature(narrow).headline, "command not found: 'sed'");
+        // a native program's stderr in a record (its first line only) is
+        // the program's output: its own error below is the error
+        let native = "Exit code 101\ncargo :    Compiling app v0.1.0 (C:\\w\\app)\nAt line:1 char:1\n+ cargo build\n+ ~~~~~~~~~~~\n    \
+                      + CategoryInfo          : NotSpecified: (   Compiling app v0.1.0 (C:\\w\\app):String) [], RemoteException\n    \
+                      + FullyQualifiedErrorId : NativeCommandError\n \nerror[E0425]: cannot find value `x` in this scope\n \
+                      --> src\\main.rs:2:5\n";
+        assert_eq!(signature(native).headline, "error[E0425]: cannot find value `x` in this scope");
+        // a cmdlet's error that did not stop the line is not what failed
+        // when what ran after it says an error
+        let went_on = "Exit code 1\nRemove-Item : Cannot find path 'C:\\w\\dist' because it does not exist.\nAt line:1 char:1\n\
+                       + Remove-Item dist -Recurse -Force; npm run build\n+ ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n    \
+                       + CategoryInfo          : ObjectNotFound: (C:\\w\\dist:String) [Remove-Item], ItemNotFoundException\n    \
+                       + FullyQualifiedErrorId : PathNotFound,Microsoft.PowerShell.Commands.RemoveItemCommand\n\n\
+                       src/App.tsx(12,7): error TS2322: Type 'string' is not assignable to type 'number'.\n";
+        assert!(signature(went_on).headline.starts_with("error TS2322: "), "{:?}", signature(went_on));
+        let alone = went_on.split("\n\nsrc/").next().unwrap();
+        assert_eq!(signature(alone).headline, "Remove-Item: Cannot find path 'C:\\w\\dist' because it does not exist.");
         // a `+` line without the record's place is no record
         let plain = signature("Exit code 1\n+ CategoryInfo is a field name\nError: no config found");
         assert_eq!(plain.headline, signature("Exit code 1\nError: no config found").headline);
