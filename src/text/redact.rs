@@ -1177,7 +1177,7 @@ pub fn redact_home(text: &str) -> Cow<'_, str> {
         if let Some(prefix) = wsl_share_home(&bytes[i..]).filter(|_| starts_path(i)) {
             // (a Linux user name has no spaces; `file://wsl.localhost/…`
             // keeps its URL's slashes: `file://~/x`)
-            let start = if text[..i].to_ascii_lowercase().ends_with("file:") { i + 2 } else { i };
+            let start = if i >= 5 && bytes[i - 5..i].eq_ignore_ascii_case(b"file:") { i + 2 } else { i };
             found = Some((start, i + prefix, None));
         }
         let (slash_start, file_url) = match bytes[i] {
