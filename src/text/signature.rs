@@ -1493,7 +1493,7 @@ fn is_boilerplate(trimmed: &str) -> bool {
 /// is on the line after `panicked at`; a node error is the first `Error:`
 /// line after the loader's frames.
 fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
-    let records = powershell_records(lines);
+    let mut records = powershell_records(lines).into_iter().peekable();
     let mut best: Option<(Candidate, usize)> = None;
     // bun's test runner prints what its passing tests log among its
     // failures: an `error: …` a test caught is not what failed
@@ -1515,8 +1515,10 @@ fn headline(lines: &[&str]) -> Option<(String, usize, u8)> {
                 continue;
             }
         }
-        // a PowerShell error record is read as its message, once
-        if let Some(record) = records.iter().find(|r| r.lines.contains(&at)) {
+        // a PowerShell error record is read as its message, once (the
+        // records are in order: those before this line are passed)
+        while records.next_if(|r| r.lines.end <= at).is_some() {}
+        if let Some(record) = records.peek().filter(|r| r.lines.contains(&at)) {
             if let Some(message) = record.message.as_ref().filter(|_| at == record.lines.start) {
                 let candidate = Candidate { rank: 7, text: message.clone() };
                 if best.as_ref().is_none_or(|(b, _)| candidate.rank > b.rank) {
@@ -1679,9 +1681,13 @@ fn powershell_records(lines: &[&str]) -> Vec<PowerShellRecord> {
             continue;
         }
         let Some(at) = lines[from..category].iter().rposition(|l| PS_AT.is_match(l.trim())).map(|a| from + a) else {
+            // (no place before it: none for a later record either)
+            from = category + 1;
             continue;
         };
-        let id_line = lines[category..].iter().position(|l| l.trim_start().starts_with("+ FullyQualifiedErrorId"));
+        // (its id on the next line, or a wrapped category's after it)
+        let id_line =
+            lines[category..].iter().take(4).position(|l| l.trim_start().starts_with("+ FullyQualifiedErrorId"));
         let end = id_line.map_or(category, |i| category + i);
         let info = |l: &str| l.split_once(':').map_or("", |(_, v)| v).trim().to_string();
         let category_info = info(lines[category]);
@@ -1695,16 +1701,12 @@ fn powershell_records(lines: &[&str]) -> Vec<PowerShellRecord> {
             None => {
                 // the line where the message starts, `Name : …` (a
                 // cmdlet's, a program's: `& : …`, `.\gradlew : …`)
-                let named = |l: &&str| PS_NAMED.is_match(l);
-                match lines[from.max(at.saturating_sub(6))..at].iter().rposition(named) {
+                let window = from.max(at.saturating_sub(6));
+                match lines[window..at].iter().rposition(|l| PS_NAMED.is_match(l)) {
                     Some(i) => {
-                        let start = from.max(at.saturating_sub(6)) + i;
+                        let start = window + i;
                         let message = lines[start..at].iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
-                        let message = match message.split_once(" : ") {
-                            Some((name, rest)) => format!("{name}: {rest}"),
-                            None => message,
-                        };
-                        (start, Some(message))
+                        (start, Some(message.replacen(" : ", ": ", 1)))
                     }
                     None => (at, None),
                 }
