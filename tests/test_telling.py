@@ -321,3 +321,84 @@ def test_told_and_applied_fixes_are_compared_byte_for_byte(tmp_path):
         == ["1,3"]
     assert sqlite(kb, "SELECT group_concat(fix_id) FROM tellable(1, 's2', CAST(X'fe' AS TEXT))").stdout.split() \
         == ["1,2,3"]
+
+
+# The rule, written as SQL for this test alone: how far a fix is trusted
+# (this machine one voice, each teammate one more; never weak, never once
+# it failed here more than it worked, never with more voices against than
+# for) and the order (own, this project, support, sessions, uses, newest).
+RULE_AS_SQL = """
+WITH standing AS (
+  SELECT f.id AS fix_id, f.weak AS weak,
+         coalesce(c.learned > 0 OR c.helped > 0, 0) AS own,
+         coalesce(t.votes_for, 0) + coalesce(c.learned + c.helped > 0 AND c.failed <= c.learned + c.helped, 0)
+           AS support,
+         coalesce(c.failed > c.learned + c.helped, 0) AS failed_here,
+         coalesce(t.votes_against, 0) + coalesce(c.failed > c.learned + c.helped, 0) AS against,
+         coalesce(c.sessions, 0) + coalesce(t.members, 0) AS sessions,
+         coalesce(c.learned + c.advised, 0) + coalesce(t.users, 0) AS uses
+  FROM fixes AS f
+  LEFT JOIN fix_counts AS c ON c.fix_id = f.id AND c.replica = ''
+  LEFT JOIN team_standing AS t ON t.fix_id = f.id),
+fix AS (
+  SELECT f.error_kb_id, f.id AS fix_id, f.uid, s.own, s.support, s.sessions, s.uses, f.ts,
+         (SELECT min(p.project) FROM fix_projects AS p WHERE p.fix_id = f.id) AS any_project,
+         EXISTS (SELECT 1 FROM fix_projects AS p WHERE p.fix_id = f.id AND p.project = 'proj-a') AS here
+  FROM fixes AS f JOIN standing AS s ON s.fix_id = f.id
+  WHERE NOT s.weak AND NOT s.failed_here AND s.against <= s.support
+  UNION ALL
+  SELECT kb.id, NULL, 'kb:' || kb.id, 1, 0, 0, kb.use_count, kb.ts, NULL, 1
+  FROM error_kb AS kb WHERE NOT EXISTS (SELECT 1 FROM fixes AS f WHERE f.error_kb_id = kb.id)
+    AND kb.resolution IS NOT NULL)
+SELECT error_kb_id, fix_id, uid, here OR any_project IS NULL,
+       CASE WHEN NOT here AND any_project IS NOT NULL THEN any_project END, own, support, sessions, uses, ts
+FROM fix ORDER BY own DESC, here OR any_project IS NULL DESC, support DESC, sessions DESC, uses DESC, ts DESC
+"""
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tellable_weighs_and_orders_fixes_as_the_rule_says(tmp_path, seed):
+    """tellable (and fix_standing) against the rule written as SQL, on many
+    fixes whose counts, team votes, weakness and projects are drawn at
+    random: the same fixes advised, in the same order, with the same
+    standing. (Each fix has its own time, so the order has no ties.)"""
+    import random
+    rng = random.Random(seed)
+    kb = tmp_path / "kb.db"
+    sqlite(kb, f".read {SQL / 'schema.sql'}")
+    statements = []
+    for error in range(1, 5):
+        # error 4 is an older writer's row: no fixes row, its own fix
+        statements.append(f"INSERT INTO error_kb (id, ts, error_normalized, resolution, use_count) "
+                          f"VALUES ({error}, '2026-01-0{error}', 'e{error}', '{{}}', {rng.randint(0, 9)})")
+    for fix in range(1, 61):
+        error = rng.randint(1, 3)
+        statements.append(f"INSERT INTO fixes (id, uid, error_kb_id, resolution, fix_key, weak, ts) VALUES "
+                          f"({fix}, 'u{fix}', {error}, 'r', 'k{fix}', {int(rng.random() < 0.15)}, "
+                          f"'2026-02-{fix:02d}')")
+        if rng.random() < 0.7:
+            learned, helped, failed = rng.randint(0, 2), rng.randint(0, 2), rng.randint(0, 4)
+            statements.append(f"INSERT INTO fix_counts (fix_id, replica, learned, sessions, advised, helped, failed) "
+                              f"VALUES ({fix}, '', {learned}, {rng.randint(0, 3)}, {rng.randint(0, 3)}, {helped}, "
+                              f"{failed})")
+        if rng.random() < 0.2:
+            # a teammate's own counts are not a voice here (team_standing is)
+            statements.append(f"INSERT INTO fix_counts (fix_id, replica, learned) VALUES ({fix}, 'r1', 5)")
+        if rng.random() < 0.5:
+            statements.append(f"INSERT INTO team_standing (fix_id, votes_for, votes_against, members, users) "
+                              f"VALUES ({fix}, {rng.randint(0, 3)}, {rng.randint(0, 3)}, {rng.randint(0, 4)}, "
+                              f"{rng.randint(0, 4)})")
+        for project in rng.sample(["proj-a", "proj-b", "proj-c"], rng.randint(0, 2)):
+            statements.append(f"INSERT INTO fix_projects (fix_id, project) VALUES ({fix}, '{project}')")
+    sqlite(kb, *statements)
+    expected = sqlite(kb, RULE_AS_SQL).stdout
+    assert expected.count("\n") > 10
+    told = sqlite(kb, "SELECT error_kb_id, fix_id, uid, this_project, elsewhere, own, support, sessions, uses, ts "
+                      "FROM tellable('[1,2,3,4]', NULL, NULL, 'proj-a') ORDER BY rank").stdout
+    assert told == expected
+    standing = ("SELECT f.id, s.own, s.support, s.against, s.sessions, s.uses, s.advisable "
+                "FROM fixes AS f JOIN fix_standing(f.id) AS s ORDER BY f.id")
+    oracle = RULE_AS_SQL.split("fix AS (")[0].rstrip().rstrip(",") + (
+        " SELECT fix_id, own, support, against, sessions, uses, NOT weak AND NOT failed_here AND against <= support "
+        "FROM standing ORDER BY fix_id")
+    assert sqlite(kb, standing).stdout == sqlite(kb, oracle).stdout
