@@ -44,11 +44,11 @@ const NEIGHBOURS: i64 = 5;
 /// among them (make bench measures how often they are).
 const FIRST_PASS: i64 = 32;
 
-/// The candidate fixes of the error_kb rows a stage found. Each row: the
-/// error_kb columns in kb_search's order (KB_COLUMN_COUNT), then the fix's
-/// id, its original headline and time, its rank (tellable's), whether it
-/// was learned in this project and where else, its origin, uid and key.
-const CANDIDATES_SQL: &str = include_str!("../sql/search/candidates.sql");
+/// The error_kb rows a stage found (their columns kb_search gives, but the
+/// fix's resolution, uses and last use, which are the fix's).
+const CANDIDATE_ERRORS_SQL: &str = include_str!("../sql/search/candidate_errors.sql");
+/// At most this many candidates are weighed, the first in tellable's order.
+const MAX_CANDIDATES: usize = 200;
 const EXACT_SQL: &str = include_str!("../sql/search/exact.sql");
 const PREFIX_SQL: &str = include_str!("../sql/search/prefix.sql");
 const VECTOR_SQL: &str = include_str!("../sql/search/vector.sql");
@@ -420,35 +420,63 @@ fn candidates(
         return Ok(Vec::new());
     }
     let ids = format!("[{}]", ids.iter().map(i64::to_string).collect::<Vec<_>>().join(","));
-    statements.with(db, CANDIDATES_SQL, |stmt| {
+    let mut fixes = crate::standing::tellable(
+        db,
+        statements,
+        &ids,
+        asking.session_id.as_deref().map(str::as_bytes),
+        asking.agent_id.as_deref().map(str::as_bytes),
+        asking.project.as_deref().map(str::as_bytes),
+    )?;
+    fixes.truncate(MAX_CANDIDATES);
+    if fixes.is_empty() {
+        return Ok(Vec::new());
+    }
+    // each error's own columns: id, ts, error_normalized, error_raw,
+    // resolved_by, tool_sequence, last_used
+    let errors = statements.with(db, CANDIDATE_ERRORS_SQL, |stmt| {
         stmt.bind_text(1, &ids)?;
-        stmt.bind_optional_text(2, asking.session_id.as_deref().map(str::as_bytes))?;
-        stmt.bind_optional_text(3, asking.agent_id.as_deref().map(str::as_bytes))?;
-        stmt.bind_optional_text(4, asking.project.as_deref().map(str::as_bytes))?;
-        let mut out = Vec::new();
+        let mut errors = std::collections::HashMap::new();
         while stmt.step()? {
-            let row: Vec<Value> = (0..KB_COLUMN_COUNT as c_int).map(|i| stmt.column(i)).collect();
-            let at = KB_COLUMN_COUNT as c_int;
-            let text = |i: c_int| stmt.column(at + i).as_text().map(str::to_owned);
-            out.push(Candidate {
+            if let Value::Integer(id) = stmt.column(0) {
+                errors.insert(id, (0..7).map(|i| stmt.column(i)).collect::<Vec<Value>>());
+            }
+        }
+        Ok(errors)
+    })?;
+    let text = |v: &Value| v.as_text().map(str::to_owned);
+    use crate::standing::column as t;
+    Ok(fixes
+        .into_iter()
+        .filter_map(|fix| {
+            let f = &fix.row;
+            let Value::Integer(error_id) = f[t::ERROR_KB_ID] else { return None };
+            let kb = errors.get(&error_id)?;
+            // kb_search's first columns, in its order (KbSearch::SCHEMA)
+            let last_used = if fix.last_used == Value::Null { &kb[6] } else { &fix.last_used };
+            let mut row = Vec::with_capacity(KB_COLUMN_COUNT);
+            row.extend_from_slice(&kb[..4]);
+            row.push(f[t::RESOLUTION].clone());
+            row.extend_from_slice(&kb[4..6]);
+            row.extend([f[t::USES].clone(), last_used.clone()]);
+            Some(Candidate {
                 row,
-                fix_id: match stmt.column(at) {
+                fix_id: match f[t::FIX_ID] {
                     Value::Integer(id) => Some(id),
                     _ => None,
                 },
-                headline: text(1).unwrap_or_default(),
-                rank: match stmt.column(at + 3) {
+                headline: text(&f[t::HEADLINE]).unwrap_or_default(),
+                rank: match f[t::RANK] {
                     Value::Integer(n) => n,
                     _ => i64::MAX,
                 },
-                elsewhere: text(5),
-                origin: text(6).unwrap_or_else(|| "local".to_owned()),
-                fix_uid: text(7),
-                fix_key: text(8),
-            });
-        }
-        Ok(out)
-    })
+                elsewhere: text(&f[t::ELSEWHERE]),
+                origin: text(&f[t::ORIGIN]).unwrap_or_else(|| "local".to_owned()),
+                fix_uid: text(&f[t::UID]),
+                fix_key: text(&f[t::FIX_KEY]),
+            })
+        })
+        .collect())
 }
 
 /// The best candidate for `query`: vetoed ones out (another identifier of

@@ -218,12 +218,31 @@ const ANY_PROJECT: c_int = 8;
 const HERE: c_int = 9;
 const LEGACY_USES: c_int = 10;
 const COUNTS: c_int = 11;
+/// (after the counts: when the fix was last told, for kb_search)
+const LAST_USED: c_int = COUNTS + 10;
 
-/// A fix that may be advised: its row as tellable gives it (but `rank`),
-/// how it ranks, and what is compared with the fixes told and applied
-/// (see `Key`).
-struct Advised {
-    row: Vec<Value>,
+/// Where a row of tellable (`Advised::row`) has each column.
+pub mod column {
+    pub const ERROR_KB_ID: usize = 0;
+    pub const FIX_ID: usize = 1;
+    pub const UID: usize = 2;
+    pub const FIX_KEY: usize = 3;
+    pub const RESOLUTION: usize = 4;
+    pub const HEADLINE: usize = 5;
+    pub const ORIGIN: usize = 6;
+    pub const ELSEWHERE: usize = 8;
+    pub const USES: usize = 12;
+    pub const RANK: usize = 14;
+}
+
+/// A fix that may be advised: its row as tellable gives it (`rank` is
+/// added last), when it was last told, how it ranks, and what is compared
+/// with the fixes told and applied (see `Key`).
+pub struct Advised {
+    /// tellable's columns (`TELLABLE_COLUMNS`, `Tellable::SCHEMA`).
+    pub row: Vec<Value>,
+    /// The fix's own `last_used` (NULL for an older writer's row).
+    pub last_used: Value,
     standing: Standing,
     this_project: bool,
     ts: Value,
@@ -260,6 +279,7 @@ impl Advised {
         ]);
         Some(Advised {
             row,
+            last_used: stmt.column(LAST_USED),
             standing,
             this_project,
             ts,
@@ -335,59 +355,74 @@ impl TableFunction for Tellable {
             Err(_) => errors.to_owned(),
         };
         let argument = |i: usize| arguments.get(i).copied().flatten();
-        // the advisable fixes, in the rule's order, each with its uid and
-        // content as keys
-        let mut rows = statements.with(db, TELLABLE_SQL, |stmt| {
-            stmt.bind_text(1, &errors)?;
-            stmt.bind_optional_text(2, argument(3))?;
-            let mut rows = Vec::new();
-            while stmt.step()? {
-                rows.extend(Advised::read(stmt));
-            }
-            Ok(rows)
-        })?;
-        rows.sort_by(Advised::order);
-        // less what this agent was told or applied in this session; no
-        // session: nothing has been told (a search from the shell)
-        if let (Some(session), false) = (argument(1), rows.is_empty()) {
-            let agent = argument(2).unwrap_or_default();
-            // (equal as SQL's `=` is: NULL equals nothing)
-            let same = |a: &Option<Key>, b: &Option<Key>| a.is_some() && a == b;
-            let told = statements.with(db, TOLD_SQL, |stmt| {
-                stmt.bind_text_bytes(1, session)?;
-                stmt.bind_text_bytes(2, agent)?;
-                let mut told = Vec::new();
-                while stmt.step()? {
-                    told.push((key(stmt, 0), key(stmt, 1)));
-                }
-                Ok(told)
-            })?;
-            rows.retain(|fix| !told.iter().any(|(uid, key)| same(uid, &fix.uid) || same(key, &fix.fix_key)));
-            // (what is applied is read only when something is left to tell)
-            if !rows.is_empty() {
-                let applied = statements.with(db, APPLIED_SQL, |stmt| {
-                    stmt.bind_text_bytes(1, session)?;
-                    let mut applied = Vec::new();
-                    while stmt.step()? {
-                        applied.push((key(stmt, 0), key(stmt, 1), key(stmt, 2)));
-                    }
-                    Ok(applied)
-                })?;
-                let agent = Some(Key::Text(agent.to_vec()));
-                rows.retain(|fix| {
-                    !applied.iter().any(|(id, key, by)| {
-                        *by == agent && (same(id, &fix.fix_id) || same(key, &fix.fix_key))
-                    })
-                });
-            }
-        }
-        let mut rows: Vec<Vec<Value>> = rows.into_iter().map(|fix| fix.row).collect();
-        // its rank: the row's place
-        for (place, row) in rows.iter_mut().enumerate() {
-            row.push(Value::Integer(place as i64 + 1));
+        let fixes = tellable(db, statements, &errors, argument(1), argument(2), argument(3))?;
+        Ok(fixes.into_iter().map(|fix| fix.row).collect())
+    }
+}
+
+/// The fixes of the error_kb rows `errors` (a JSON array of their ids)
+/// that may be told to the agent `agent` (None: the main agent) of
+/// `session` now, this project's (`project`) first: tellable's rows, best
+/// first, each numbered with its rank. No session: nothing has been told
+/// (a search from the shell).
+pub fn tellable(
+    db: Connection,
+    statements: &mut StatementCache,
+    errors: &str,
+    session: Option<&[u8]>,
+    agent: Option<&[u8]>,
+    project: Option<&[u8]>,
+) -> std::result::Result<Vec<Advised>, String> {
+    // the advisable fixes, in the rule's order, each with its uid and
+    // content as keys
+    let mut rows = statements.with(db, TELLABLE_SQL, |stmt| {
+        stmt.bind_text(1, errors)?;
+        stmt.bind_optional_text(2, project)?;
+        let mut rows = Vec::new();
+        while stmt.step()? {
+            rows.extend(Advised::read(stmt));
         }
         Ok(rows)
+    })?;
+    rows.sort_by(Advised::order);
+    // less what this agent was told or applied in this session
+    if let (Some(session), false) = (session, rows.is_empty()) {
+        let agent = agent.unwrap_or_default();
+        // (equal as SQL's `=` is: NULL equals nothing)
+        let same = |a: &Option<Key>, b: &Option<Key>| a.is_some() && a == b;
+        let told = statements.with(db, TOLD_SQL, |stmt| {
+            stmt.bind_text_bytes(1, session)?;
+            stmt.bind_text_bytes(2, agent)?;
+            let mut told = Vec::new();
+            while stmt.step()? {
+                told.push((key(stmt, 0), key(stmt, 1)));
+            }
+            Ok(told)
+        })?;
+        rows.retain(|fix| !told.iter().any(|(uid, key)| same(uid, &fix.uid) || same(key, &fix.fix_key)));
+        // (what is applied is read only when something is left to tell)
+        if !rows.is_empty() {
+            let applied = statements.with(db, APPLIED_SQL, |stmt| {
+                stmt.bind_text_bytes(1, session)?;
+                let mut applied = Vec::new();
+                while stmt.step()? {
+                    applied.push((key(stmt, 0), key(stmt, 1), key(stmt, 2)));
+                }
+                Ok(applied)
+            })?;
+            let agent = Some(Key::Text(agent.to_vec()));
+            rows.retain(|fix| {
+                !applied
+                    .iter()
+                    .any(|(id, key, by)| *by == agent && (same(id, &fix.fix_id) || same(key, &fix.fix_key)))
+            });
+        }
     }
+    // its rank: the row's place
+    for (place, fix) in rows.iter_mut().enumerate() {
+        fix.row.push(Value::Integer(place as i64 + 1));
+    }
+    Ok(rows)
 }
 
 /// A value as SQL's `=` compares it without affinity: text by its bytes

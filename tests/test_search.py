@@ -133,7 +133,7 @@ def test_stage_queries_are_index_searches_not_scans(kb):
     sqlite(kb, "ANALYZE")
     exact = plan(kb, "exact.sql", ["x", "x", "y"])
     prefix = plan(kb, "prefix.sql", ["x" * 30, "x" * 30 + "\xff", "x" * 40, 0.7, "x" * 30, "x" * 30 + "\xff", "x" * 40])
-    candidates = plan(kb, "candidates.sql", ["[1, 2]", "s", "a", "github.com/acme/shop"])
+    candidates = plan(kb, "candidate_errors.sql", ["[1, 2]"])
     tellable = plan(kb, "tellable.sql", ["[1, 2]", "github.com/acme/shop"])
     told = plan(kb, "told.sql", ["s", "a"])
     applied = plan(kb, "applied.sql", ["s"])
@@ -191,18 +191,32 @@ def test_null_key_is_rejected(kb):
     assert "NOT NULL constraint failed: error_kb.error_normalized" in proc.stderr
 
 
-def test_kb_search_columns_are_the_candidate_querys(kb):
-    """sql/search/candidates.sql names kb_search's columns once: the
-    table's columns are its first nine, then the stage's own."""
-    candidates = (SQL / "search" / "candidates.sql").read_text().replace("?1", "'[0]'")
-    candidates = re.sub(r"\?[234]", "NULL", candidates)
-    table = sqlite_value(kb, "SELECT group_concat(name, ',') FROM pragma_table_info('kb_search')").split(",")
-    query = sqlite(kb, f"CREATE TEMP VIEW candidates AS {candidates.rstrip().rstrip(';')};",
-                   "SELECT group_concat(name, ',') FROM pragma_table_info('candidates')").stdout.strip().split(",")
-    assert table[:9] == query[:9]
-    assert table[9:] == ["stage", "distance", "fix_id", "headline", "other_fixes", "fix_uid", "origin", "other_fix",
-                         "other_origin", "other_uid", "elsewhere"]
-    assert query[9:11] == ["fix_id", "headline"] and "fix_uid" in query and "origin" in query
+def test_kb_search_gives_the_error_row_and_its_fixs_own_columns(kb):
+    """kb_search's first nine columns are the error_kb row's, but the
+    resolution, the uses and the last use, which are the fix's (its
+    `fixes` row and counts); then the stage's own."""
+    sqlite(kb,
+           "INSERT INTO error_kb (id, ts, error_normalized, error_raw, resolution, resolved_by, tool_sequence, "
+           "use_count, last_used) VALUES (7, '2026-01-02', 'Cannot find module <STR>', 'Cannot find module ''x''', "
+           "'old text', 'Bash', '[\"Bash\"]', 40, '2026-01-03')",
+           "INSERT INTO error_kb_signatures VALUES (7, 'Cannot find module <STR>')",
+           "INSERT INTO fixes (id, uid, error_kb_id, resolution, fix_key, ts, last_used) "
+           "VALUES (3, 'u3', 7, '{\"commands\":[\"npm i x\"]}', 'k3', '2026-01-02', '2026-02-01')",
+           "INSERT INTO fix_counts (fix_id, replica, learned, advised) VALUES (3, '', 2, 3)")
+    columns = sqlite_value(kb, "SELECT group_concat(name, ',') FROM pragma_table_info('kb_search')").split(",")
+    assert columns[:9] == ["id", "ts", "error_normalized", "error_raw", "resolution", "resolved_by", "tool_sequence",
+                           "use_count", "last_used"]
+    assert columns[9:] == ["stage", "distance", "fix_id", "headline", "other_fixes", "fix_uid", "origin", "other_fix",
+                           "other_origin", "other_uid", "elsewhere"]
+    row = sqlite(kb, "SELECT id, ts, error_normalized, error_raw, resolution, resolved_by, tool_sequence, use_count, "
+                     "last_used, stage, fix_id, fix_uid, origin FROM kb_search('Cannot find module ''y''')").stdout
+    assert row.strip() == ("7|2026-01-02|Cannot find module <STR>|Cannot find module 'x'|"
+                           '{"commands":["npm i x"]}|Bash|["Bash"]|5|2026-02-01|exact|3|u3|local')
+    # an older writer's row is its own fix, with its own uses and last use
+    sqlite(kb, "DELETE FROM fixes", "DELETE FROM fix_counts")
+    row = sqlite(kb, "SELECT resolution, use_count, last_used, fix_id IS NULL, fix_uid "
+                     "FROM kb_search('Cannot find module ''y''')").stdout
+    assert row.strip() == "old text|40|2026-01-03|1|kb:7"
 
 
 def test_a_signature_is_found_without_a_label_in_front(kb):

@@ -17,20 +17,21 @@
 --   legacy_uses  a row an older writer filled (error_kb with no `fixes`
 --              row) is its own fix, named 'kb:<id>': its uses; NULL for
 --              every fix of the `fixes` table
--- From `weak` on, the columns are fix_standing.sql's, in its order.
+-- From `weak` on, the columns are fix_standing.sql's, in its order; then
+-- when the fix was last told (kb_search gives it).
 SELECT f.error_kb_id, f.id, f.uid, f.fix_key, f.resolution, f.error_headline, f.origin, f.ts,
        (SELECT min(p.project) FROM main.fix_projects AS p WHERE p.fix_id = f.id) AS any_project,
        ?2 IS NULL OR EXISTS (SELECT 1 FROM main.fix_projects AS p WHERE p.fix_id = f.id AND p.project = ?2) AS here,
        NULL AS legacy_uses,
        f.weak, c.learned, c.helped, c.failed, c.sessions, c.advised,
-       t.votes_for, t.votes_against, t.members, t.users
+       t.votes_for, t.votes_against, t.members, t.users, f.last_used
 FROM main.fixes AS f
 LEFT JOIN main.fix_counts AS c ON c.fix_id = f.id AND c.replica = ''
 LEFT JOIN main.team_standing AS t ON t.fix_id = f.id
 WHERE f.error_kb_id IN (SELECT value FROM json_each(?1))
 UNION ALL
 SELECT kb.id, NULL, 'kb:' || kb.id, NULL, kb.resolution, '', 'local', kb.ts, NULL, 1, kb.use_count,
-       0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+       0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 FROM main.error_kb AS kb
 -- (which errors have no fix is asked of the index the branch above read:
 -- an entry's own row is read only when it is such a row)
