@@ -420,7 +420,7 @@ fn candidates(
         return Ok(Vec::new());
     }
     let ids = format!("[{}]", ids.iter().map(i64::to_string).collect::<Vec<_>>().join(","));
-    let mut fixes = crate::standing::tellable(
+    let fixes = crate::standing::tellable(
         db,
         statements,
         &ids,
@@ -428,7 +428,6 @@ fn candidates(
         asking.agent_id.as_deref().map(str::as_bytes),
         asking.project.as_deref().map(str::as_bytes),
     )?;
-    fixes.truncate(MAX_CANDIDATES);
     if fixes.is_empty() {
         return Ok(Vec::new());
     }
@@ -476,6 +475,8 @@ fn candidates(
                 fix_key: text(&f[t::FIX_KEY]),
             })
         })
+        // (the first of those whose error is still there)
+        .take(MAX_CANDIDATES)
         .collect())
 }
 

@@ -7,9 +7,9 @@
 //! - `tellable(errors, session_id, agent_id, project)`: the fixes of
 //!   some errors that may be told to this agent now, best first: advisable
 //!   by the same rule, not told to it in this session, not applied by it
-//!   itself, this machine's own first, then this project's (`ORDER` here;
-//!   `sql/search/tellable.sql` reads the fixes, `told.sql` what was told
-//!   and `applied.sql` what was applied).
+//!   itself, this machine's own first, then this project's
+//!   (`Advised::order`; `sql/search/tellable.sql` reads the fixes,
+//!   `told.sql` what was told and `applied.sql` what was applied).
 //!
 //! kb_search's candidates and every hook that tells a fix read `tellable`,
 //! so that what may be told, and in which order, is written once. The rule
@@ -33,6 +33,10 @@ const COLUMNS: c_int = 7;
 pub struct Counts {
     /// The same command passed with nothing changed: never advised.
     pub weak: bool,
+    /// A count or mark errkb never writes (a negative count, a real, a
+    /// text, a NULL in a row that is there): a hand-edited database. Such
+    /// a fix is not advised: what its numbers say is not known.
+    pub malformed: bool,
     /// This machine's counts (fix_counts, replica ''), when it has any.
     pub local: Option<LocalCounts>,
     /// The team's (team_standing), when the hub said anything of it.
@@ -105,60 +109,40 @@ impl Counts {
             against,
             sessions: sessions.saturating_add(team.members),
             uses: uses.saturating_add(team.users),
-            advisable: !self.weak && !failed_here && against <= support,
+            advisable: !self.malformed && !self.weak && !failed_here && against <= support,
         }
     }
 
     /// The counts in the statement's columns `at` and on (fix_standing.sql's
-    /// order). A count is read as SQLite reads a number from a value.
+    /// order). errkb writes whole numbers of 0 and more, and 0 or 1 for
+    /// `weak`; anything else marks the counts malformed (and reads as 0).
     fn read(stmt: &Statement, at: c_int) -> Counts {
-        let int = |i: c_int| number(&stmt.column(at + i));
+        let mut malformed = false;
+        let mut int = |i: c_int| match stmt.column(at + i) {
+            Value::Integer(n) if n >= 0 => n,
+            _ => {
+                malformed = true;
+                0
+            }
+        };
+        let weak = int(0) != 0;
+        // (a table's row is there when its first column is: all are NOT NULL)
         let present = |i: c_int| !matches!(stmt.column(at + i), Value::Null);
-        Counts {
-            weak: int(0).is_some_and(|n| n != 0),
-            local: present(1).then(|| LocalCounts {
-                learned: int(1).unwrap_or(0),
-                helped: int(2).unwrap_or(0),
-                failed: int(3).unwrap_or(0),
-                sessions: int(4).unwrap_or(0),
-                advised: int(5).unwrap_or(0),
-            }),
-            team: present(6).then(|| TeamCounts {
-                votes_for: int(6).unwrap_or(0),
-                votes_against: int(7).unwrap_or(0),
-                members: int(8).unwrap_or(0),
-                users: int(9).unwrap_or(0),
-            }),
-        }
-    }
-}
-
-/// A value as a whole number (the columns are INTEGER; a real is cut, a
-/// text that is not a number is 0, as in SQLite's arithmetic); None: NULL.
-fn number(value: &Value) -> Option<i64> {
-    match value {
-        Value::Null => None,
-        Value::Integer(n) => Some(*n),
-        Value::Real(r) => Some(*r as i64),
-        Value::Text(t) => Some(leading_integer(t)),
-        Value::Blob(_) => Some(0),
-    }
-}
-
-/// The whole number a text starts with (`12abc` → 12, `abc` → 0).
-fn leading_integer(text: &str) -> i64 {
-    let t = text.trim_start();
-    let (sign, digits) = match t.as_bytes().first() {
-        Some(b'-') => (-1, &t[1..]),
-        Some(b'+') => (1, &t[1..]),
-        _ => (1, t),
-    };
-    let end = digits.bytes().take_while(u8::is_ascii_digit).count();
-    match digits[..end].parse::<i64>() {
-        Ok(n) => n * sign,
-        // (more digits than a whole number holds: as large as one can be)
-        Err(_) if end > 0 => i64::MAX * sign,
-        Err(_) => 0,
+        let (has_local, has_team) = (present(1), present(6));
+        let local = has_local.then(|| LocalCounts {
+            learned: int(1),
+            helped: int(2),
+            failed: int(3),
+            sessions: int(4),
+            advised: int(5),
+        });
+        let team = has_team.then(|| TeamCounts {
+            votes_for: int(6),
+            votes_against: int(7),
+            members: int(8),
+            users: int(9),
+        });
+        Counts { weak, malformed, local, team }
     }
 }
 
@@ -245,7 +229,8 @@ pub struct Advised {
     pub last_used: Value,
     standing: Standing,
     this_project: bool,
-    ts: Value,
+    /// Its time, as stored (compared as SQL compares values).
+    ts: Option<Key>,
     fix_id: Option<Key>,
     uid: Option<Key>,
     fix_key: Option<Key>,
@@ -254,19 +239,26 @@ pub struct Advised {
 impl Advised {
     /// The fix in tellable.sql's current row, when it is advisable.
     fn read(stmt: &Statement) -> Option<Advised> {
+        // an older writer's row (no `fixes` row, so no fix id) is its own,
+        // unweighed fix; its uses are its own count, as stored (one that is
+        // not a whole number ranks last)
+        let legacy = stmt.column(FIX_ID) == Value::Null;
         let legacy_uses = stmt.column(LEGACY_USES);
-        let standing = match number(&legacy_uses) {
-            // an old writer's row is its own, unweighed fix
-            Some(uses) => Standing { own: true, support: 0, against: 0, sessions: 0, uses, advisable: true },
-            None => Counts::read(stmt, COUNTS).standing(),
+        let standing = if legacy {
+            let uses = match legacy_uses {
+                Value::Integer(n) => n,
+                _ => i64::MIN,
+            };
+            Standing { own: true, support: 0, against: 0, sessions: 0, uses, advisable: true }
+        } else {
+            Counts::read(stmt, COUNTS).standing()
         };
         if !standing.advisable {
             return None;
         }
         let any_project = stmt.column(ANY_PROJECT);
-        let here = number(&stmt.column(HERE)).is_some_and(|n| n != 0);
+        let here = matches!(stmt.column(HERE), Value::Integer(n) if n != 0);
         let this_project = here || any_project == Value::Null;
-        let ts = stmt.column(TS);
         let mut row: Vec<Value> = (0..=ORIGIN).map(|i| stmt.column(i)).collect();
         row.extend([
             Value::Integer(this_project as i64),
@@ -274,15 +266,15 @@ impl Advised {
             Value::Integer(standing.own as i64),
             Value::Integer(standing.support),
             Value::Integer(standing.sessions),
-            Value::Integer(standing.uses),
-            ts.clone(),
+            if legacy { legacy_uses } else { Value::Integer(standing.uses) },
+            stmt.column(TS),
         ]);
         Some(Advised {
             row,
             last_used: stmt.column(LAST_USED),
             standing,
             this_project,
-            ts,
+            ts: key(stmt, TS),
             fix_id: key(stmt, FIX_ID),
             uid: key(stmt, UID),
             fix_key: key(stmt, FIX_KEY),
@@ -302,30 +294,51 @@ impl Advised {
     }
 }
 
-/// Two values in SQL's order (NULL, then numbers, then texts by their
-/// bytes, then blobs).
-fn sql_order(a: &Value, b: &Value) -> Ordering {
-    fn class(v: &Value) -> u8 {
+/// Two values in SQL's order: NULL, then numbers (an integer and a real
+/// compared exactly), then texts by their bytes, then blobs. A total order,
+/// as sorting needs.
+fn sql_order(a: &Option<Key>, b: &Option<Key>) -> Ordering {
+    fn class(v: &Option<Key>) -> u8 {
         match v {
-            Value::Null => 0,
-            Value::Integer(_) | Value::Real(_) => 1,
-            Value::Text(_) => 2,
-            Value::Blob(_) => 3,
+            None | Some(Key::Other(Value::Null)) => 0,
+            Some(Key::Other(Value::Integer(_) | Value::Real(_))) => 1,
+            Some(Key::Text(_) | Key::Other(Value::Text(_))) => 2,
+            Some(Key::Other(Value::Blob(_))) => 3,
+        }
+    }
+    match (a, b) {
+        (Some(Key::Text(x)), Some(Key::Text(y))) => x.cmp(y),
+        (Some(Key::Other(Value::Blob(x))), Some(Key::Other(Value::Blob(y)))) => x.cmp(y),
+        (Some(Key::Other(x)), Some(Key::Other(y))) if class(a) == 1 && class(b) == 1 => numbers(x, y),
+        _ => class(a).cmp(&class(b)),
+    }
+}
+
+/// Two numbers compared exactly (an integer past 2^53 is not rounded to a
+/// real first); NaN, which SQLite never stores, before every other.
+fn numbers(a: &Value, b: &Value) -> Ordering {
+    fn integer_and_real(i: i64, r: f64) -> Ordering {
+        if r.is_nan() {
+            Ordering::Greater
+        } else if r >= 9_223_372_036_854_775_808.0 {
+            Ordering::Less
+        } else if r < -9_223_372_036_854_775_808.0 {
+            Ordering::Greater
+        } else {
+            // (r's whole part is an i64 exactly, within those bounds)
+            let whole = r.trunc();
+            i.cmp(&(whole as i64)).then_with(|| 0.0_f64.partial_cmp(&(r - whole)).unwrap_or(Ordering::Equal))
         }
     }
     match (a, b) {
         (Value::Integer(x), Value::Integer(y)) => x.cmp(y),
-        (Value::Integer(_) | Value::Real(_), Value::Integer(_) | Value::Real(_)) => {
-            let real = |v: &Value| match v {
-                Value::Integer(n) => *n as f64,
-                Value::Real(r) => *r,
-                _ => 0.0,
-            };
-            real(a).total_cmp(&real(b))
-        }
-        (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
-        (Value::Blob(x), Value::Blob(y)) => x.cmp(y),
-        _ => class(a).cmp(&class(b)),
+        (Value::Integer(x), Value::Real(y)) => integer_and_real(*x, *y),
+        (Value::Real(x), Value::Integer(y)) => integer_and_real(*y, *x).reverse(),
+        (Value::Real(x), Value::Real(y)) => match (x.is_nan(), y.is_nan()) {
+            (false, false) => x.partial_cmp(y).unwrap_or(Ordering::Equal),
+            (a_nan, b_nan) => b_nan.cmp(&a_nan),
+        },
+        _ => Ordering::Equal,
     }
 }
 
@@ -452,6 +465,7 @@ mod tests {
     fn counts_at_the_limits_of_a_number_weigh_without_overflow() {
         let huge = Counts {
             weak: false,
+            malformed: false,
             local: Some(LocalCounts { learned: i64::MAX, helped: i64::MAX, failed: 0, sessions: i64::MAX, advised: 1 }),
             team: Some(TeamCounts { votes_for: i64::MAX, votes_against: 0, members: 1, users: i64::MAX }),
         };
@@ -461,12 +475,42 @@ mod tests {
     }
 
     #[test]
-    fn a_count_is_read_as_sqlites_arithmetic_reads_a_number() {
-        assert_eq!(number(&Value::Text("12abc".into())), Some(12));
-        assert_eq!(number(&Value::Text(" -3".into())), Some(-3));
-        assert_eq!(number(&Value::Text("abc".into())), Some(0));
-        assert_eq!(number(&Value::Text("99999999999999999999".into())), Some(i64::MAX));
-        assert_eq!(number(&Value::Real(2.9)), Some(2));
-        assert_eq!(number(&Value::Null), None);
+    fn a_fix_whose_counts_errkb_never_writes_is_not_advised() {
+        let fine = Counts {
+            local: Some(LocalCounts { learned: 1, ..Default::default() }),
+            ..Default::default()
+        };
+        assert!(fine.standing().advisable);
+        let odd = Counts { malformed: true, ..fine };
+        assert!(!odd.standing().advisable);
+    }
+
+    #[test]
+    fn values_are_ordered_as_sql_orders_them_and_totally() {
+        let int = |n: i64| Some(Key::Other(Value::Integer(n)));
+        let real = |r: f64| Some(Key::Other(Value::Real(r)));
+        let text = |t: &[u8]| Some(Key::Text(t.to_vec()));
+        // 2^53 + 1 is more than the real 2^53, which equals the integer 2^53
+        assert_eq!(sql_order(&int((1 << 53) + 1), &real(9_007_199_254_740_992.0)), Ordering::Greater);
+        assert_eq!(sql_order(&int(1 << 53), &real(9_007_199_254_740_992.0)), Ordering::Equal);
+        assert_eq!(sql_order(&int(2), &real(2.5)), Ordering::Less);
+        assert_eq!(sql_order(&int(-3), &real(-2.5)), Ordering::Less);
+        assert_eq!(sql_order(&int(i64::MAX), &real(1e19)), Ordering::Less);
+        assert_eq!(sql_order(&None, &int(i64::MIN)), Ordering::Less);
+        assert_eq!(sql_order(&real(1e300), &text(b"")), Ordering::Less);
+        // texts by their bytes, not a lossy reading of them
+        assert_eq!(sql_order(&text(b"a\xff"), &text(b"a\xef\xbf\xbe")), Ordering::Greater);
+        // sorting mixed values never finds the order inconsistent
+        let mut values = Vec::new();
+        for i in 0..200_i64 {
+            values.push(match i % 4 {
+                0 => int((1 << 53) + (i % 3)),
+                1 => real(9_007_199_254_740_992.0 + (i % 5) as f64),
+                2 => text(&[b'a', (i % 256) as u8]),
+                _ => None,
+            });
+        }
+        values.sort_by(sql_order);
+        assert!(values.windows(2).all(|w| sql_order(&w[0], &w[1]) != Ordering::Greater));
     }
 }

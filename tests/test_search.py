@@ -234,3 +234,18 @@ def test_a_signature_is_found_without_a_label_in_front(kb):
     assert search(kb, f"failed to determine base repo: {remotes}")["id"] == 1
     # a label before a word-sized message is not looked past
     assert search(kb, "PR #533: No such file or directory") is None
+
+
+def test_fixes_of_a_vanished_error_do_not_crowd_out_a_live_one(kb):
+    """kb_search weighs at most 200 candidate fixes: those whose error is
+    still there. Fixes left behind by an error deleted by hand, however
+    many and however well they stand, take no place from a live one."""
+    sqlite(kb,
+           "INSERT INTO error_kb (id, ts, error_normalized, resolution) VALUES (1, 't', 'Cannot find module <STR>', '{}')",
+           "INSERT INTO error_kb_signatures VALUES (1, 'Cannot find module <STR>'), (999, 'Cannot find module <STR>')",
+           "INSERT INTO fixes (id, uid, error_kb_id, resolution, fix_key, ts) VALUES (1, 'live', 1, 'npm i x', 'k', 't')",
+           "WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 251) "
+           "INSERT INTO fixes (id, uid, error_kb_id, resolution, fix_key, ts) "
+           "SELECT i, 'gone' || i, 999, 'r' || i, 'k' || i, 't' FROM n",
+           "INSERT INTO fix_counts (fix_id, replica, learned) SELECT id, '', 1 FROM fixes WHERE error_kb_id = 999")
+    assert sqlite_value(kb, "SELECT fix_uid FROM kb_search('Cannot find module ''y''')") == "live"

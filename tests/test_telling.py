@@ -367,10 +367,12 @@ def test_tellable_weighs_and_orders_fixes_as_the_rule_says(tmp_path, seed):
     kb = tmp_path / "kb.db"
     sqlite(kb, f".read {SQL / 'schema.sql'}")
     statements = []
-    for error in range(1, 5):
-        # error 4 is an older writer's row: no fixes row, its own fix
+    for error in range(1, 7):
+        # errors 4 to 6 are an older writer's rows: no fixes row, each its
+        # own fix (its uses may be unknown)
+        uses = rng.choice([str(rng.randint(0, 9)), "NULL"])
         statements.append(f"INSERT INTO error_kb (id, ts, error_normalized, resolution, use_count) "
-                          f"VALUES ({error}, '2026-01-0{error}', 'e{error}', '{{}}', {rng.randint(0, 9)})")
+                          f"VALUES ({error}, '2026-01-0{error}', 'e{error}', '{{}}', {uses})")
     for fix in range(1, 61):
         error = rng.randint(1, 3)
         statements.append(f"INSERT INTO fixes (id, uid, error_kb_id, resolution, fix_key, weak, ts) VALUES "
@@ -394,7 +396,7 @@ def test_tellable_weighs_and_orders_fixes_as_the_rule_says(tmp_path, seed):
     expected = sqlite(kb, RULE_AS_SQL).stdout
     assert expected.count("\n") > 10
     told = sqlite(kb, "SELECT error_kb_id, fix_id, uid, this_project, elsewhere, own, support, sessions, uses, ts "
-                      "FROM tellable('[1,2,3,4]', NULL, NULL, 'proj-a') ORDER BY rank").stdout
+                      "FROM tellable('[1,2,3,4,5,6]', NULL, NULL, 'proj-a') ORDER BY rank").stdout
     assert told == expected
     standing = ("SELECT f.id, s.own, s.support, s.against, s.sessions, s.uses, s.advisable "
                 "FROM fixes AS f JOIN fix_standing(f.id) AS s ORDER BY f.id")
@@ -402,3 +404,26 @@ def test_tellable_weighs_and_orders_fixes_as_the_rule_says(tmp_path, seed):
         " SELECT fix_id, own, support, against, sessions, uses, NOT weak AND NOT failed_here AND against <= support "
         "FROM standing ORDER BY fix_id")
     assert sqlite(kb, standing).stdout == sqlite(kb, oracle).stdout
+
+
+def test_a_fix_whose_counts_errkb_never_writes_is_not_told(tmp_path):
+    """Counts errkb never writes (a hand-edited database: a real, a text, a
+    negative count, a weak mark that is not 0 or 1) leave a fix's standing
+    unknown: it is not told, and fix_standing says it is not advisable.
+    The same fix with whole counts is."""
+    kb = tmp_path / "kb.db"
+    sqlite(kb, f".read {SQL / 'schema.sql'}")
+    sqlite(kb, "INSERT INTO error_kb (id, ts, error_normalized, resolution) VALUES (1, 't', 'e', '{}')",
+           *[f"INSERT INTO fixes (id, uid, error_kb_id, resolution, fix_key, ts) VALUES ({i}, 'u{i}', 1, 'r', 'k{i}', "
+             f"'2026-01-0{i}')" for i in range(1, 7)],
+           "INSERT INTO fix_counts (fix_id, replica, learned) VALUES (1, '', 1), (2, '', 1), (3, '', 1), (4, '', 1), "
+           "(5, '', -1), (6, '', 1)",
+           "UPDATE fixes SET weak = 0.5 WHERE id = 2",
+           "UPDATE fix_counts SET failed = 'x' WHERE fix_id = 3",
+           "UPDATE fix_counts SET helped = 0.5 WHERE fix_id = 4",
+           "INSERT INTO team_standing (fix_id, votes_for, votes_against) VALUES (6, 1, 'many')")
+    told = sqlite(kb, "SELECT group_concat(fix_id) FROM tellable(1)").stdout.split()
+    assert told == ["1"]
+    standing = sqlite(kb, "SELECT group_concat(s.advisable) FROM fixes AS f JOIN fix_standing(f.id) AS s "
+                          "ORDER BY f.id").stdout.split()
+    assert standing == ["1,0,0,0,0,0"]

@@ -15,8 +15,8 @@
 --              NULL: where it was learned is not known
 --   here       it was learned in project ?2 (1 when ?2 is NULL)
 --   legacy_uses  a row an older writer filled (error_kb with no `fixes`
---              row) is its own fix, named 'kb:<id>': its uses; NULL for
---              every fix of the `fixes` table
+--              row, so no fix id) is its own fix, named 'kb:<id>': its
+--              uses, as stored; NULL for every fix of the `fixes` table
 -- From `weak` on, the columns are fix_standing.sql's, in its order; then
 -- when the fix was last told (kb_search gives it).
 SELECT f.error_kb_id, f.id, f.uid, f.fix_key, f.resolution, f.error_headline, f.origin, f.ts,
