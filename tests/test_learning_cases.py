@@ -282,6 +282,24 @@ def case_work_in_another_folder_is_not_the_fix(s):
              "cd /Users/alice/work/blog && git commit -m 'add notes, again'")]
 
 
+def case_inline_code_run_again_as_other_code_that_uses_what_failed(s):
+    """Inline code that failed on a module it named, run again (other code,
+    the same module) after the module was installed: the install fixed it.
+    Code that names only part of what the error named (a look at the
+    module after an attribute was missing) is not a retry of it."""
+    missing = ("Exit code 1\nTraceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+               "ModuleNotFoundError: No module named 'yaml'")
+    s.bash("python3 -c \"import yaml; print(yaml.safe_load('a: 1'))\"", error=missing)
+    s.bash("pip install pyyaml", "Successfully installed PyYAML-6.0.2")
+    s.bash("python3 -c \"import yaml; print(yaml.__version__)\"", "6.0.2")
+    attribute = ("Exit code 1\nTraceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+                 "AttributeError: module 'requests' has no attribute 'gett'")
+    s.bash("python3 -c \"import requests; requests.gett('http://localhost:8000')\"", error=attribute)
+    s.bash("python3 -c \"import requests; print(dir(requests))\"", "['get', 'post']")
+    return [("python3 -c \"import yaml; print(yaml.safe_load('a: 1'))\"",
+             "python3 -c \"import yaml; print(yaml.__version__)\"")]
+
+
 def case_inline_code_the_shell_broke_runs_from_a_file(s):
     # a one-line form could not carry the code's indent; the same code in
     # a file ran. A file that was there before is no such fix, nor an

@@ -1022,6 +1022,12 @@ fn relation<'p>(
                     return Some(Relation::SameOperation);
                 }
             }
+            // inline code run again as other code that still uses what the
+            // error named (`node -e "require('x')…"` that could not find
+            // `x`, run again from the package that has it)
+            if inline_code_reruns_what_failed(e, ec, successes) {
+                return Some(Relation::SameOperation);
+            }
             // inline code that the shell's quoting broke, run from a file
             if let Some(script) = code_in_a_file(e, s, between, successes) {
                 return Some(Relation::CodeInAFile(script));
@@ -1209,6 +1215,34 @@ fn inline_form(c: &Command) -> Option<&str> {
     let forms = INLINE_FORMS.iter().find(|(p, _)| *p == c.program).map_or(&[][..], |(_, f)| *f);
     let form = c.subject.rsplit(' ').next().unwrap_or("");
     (c.subject != c.program && forms.contains(&form)).then_some(form)
+}
+
+/// Whether a success runs inline code of the same form as the failed
+/// command's (`node -e`, `python3 -c`), other code that still names
+/// everything the error's identifying line named (the module that was not
+/// found, the attribute that was missing) as the failed code did: the
+/// same work, run where or after what made it work. Not when the failed
+/// code did not parse (that is `code_in_a_file`'s), not a look at it, and
+/// only for names of three characters or more that are not numbers (a
+/// `print(dir(x))` after `x` lacked `foo` does not name `foo`).
+fn inline_code_reruns_what_failed(e: &Step, ec: &Command, successes: &[Command]) -> bool {
+    let Some(form) = inline_form(ec) else { return false };
+    if inline_code_broke(e) {
+        return false;
+    }
+    let headline = e.headline.as_deref().unwrap_or("");
+    let named: Vec<String> = crate::text::signature::signature(headline)
+        .values
+        .iter()
+        .map(|v| v.trim_matches(['\'', '"', '`']).to_owned())
+        .filter(|v| v.chars().count() >= 3 && !v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+        .collect();
+    let names_all = |c: &Command| named.iter().all(|v| c.arguments.iter().any(|a| a.contains(v.as_str())));
+    !named.is_empty()
+        && names_all(ec)
+        && successes
+            .iter()
+            .any(|sc| sc.subject == ec.subject && inline_form(sc) == Some(form) && !sc.inspection && names_all(sc))
 }
 
 /// Whether inline code failed before it could run as written: its
