@@ -44,8 +44,8 @@ const NEIGHBOURS: i64 = 5;
 /// among them (make bench measures how often they are).
 const FIRST_PASS: i64 = 32;
 
-/// The error_kb rows a stage found (their columns kb_search gives, but the
-/// fix's resolution, uses and last use, which are the fix's).
+/// The error_kb rows a stage found, as kb_search's first KB_COLUMN_COUNT
+/// columns (the fix's resolution, uses and last use are filled in).
 const CANDIDATE_ERRORS_SQL: &str = include_str!("../sql/search/candidate_errors.sql");
 /// At most this many candidates are weighed, the first in tellable's order.
 const MAX_CANDIDATES: usize = 200;
@@ -54,6 +54,12 @@ const PREFIX_SQL: &str = include_str!("../sql/search/prefix.sql");
 const VECTOR_SQL: &str = include_str!("../sql/search/vector.sql");
 const VECTOR_BITS_SQL: &str = include_str!("../sql/search/vector_bits.sql");
 const KB_COLUMN_COUNT: usize = 9;
+/// Where kb_search's first columns (a candidate's `row`) have the error's
+/// text and the fix's resolution, uses and last use.
+const ERROR_RAW: usize = 3;
+const RESOLUTION: usize = 4;
+const USE_COUNT: usize = 7;
+const LAST_USED: usize = 8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
@@ -120,7 +126,7 @@ impl Candidate {
     /// The fields of the fix's resolution; None for an older writer's
     /// text, which names no step.
     fn fix(&self) -> Option<FixFields> {
-        let resolution = self.row.get(4).and_then(Value::as_text)?;
+        let resolution = self.row.get(RESOLUTION).and_then(Value::as_text)?;
         match serde_json::from_str(resolution) {
             Ok(serde_json::Value::Object(fields)) => Some(fields),
             _ => None,
@@ -431,14 +437,12 @@ fn candidates(
     if fixes.is_empty() {
         return Ok(Vec::new());
     }
-    // each error's own columns: id, ts, error_normalized, error_raw,
-    // resolved_by, tool_sequence, last_used
     let errors = statements.with(db, CANDIDATE_ERRORS_SQL, |stmt| {
         stmt.bind_text(1, &ids)?;
         let mut errors = std::collections::HashMap::new();
         while stmt.step()? {
             if let Value::Integer(id) = stmt.column(0) {
-                errors.insert(id, (0..7).map(|i| stmt.column(i)).collect::<Vec<Value>>());
+                errors.insert(id, (0..KB_COLUMN_COUNT as c_int).map(|i| stmt.column(i)).collect::<Vec<Value>>());
             }
         }
         Ok(errors)
@@ -450,14 +454,14 @@ fn candidates(
         .filter_map(|fix| {
             let f = &fix.row;
             let Value::Integer(error_id) = f[t::ERROR_KB_ID] else { return None };
-            let kb = errors.get(&error_id)?;
-            // kb_search's first columns, in its order (KbSearch::SCHEMA)
-            let last_used = if fix.last_used == Value::Null { &kb[6] } else { &fix.last_used };
-            let mut row = Vec::with_capacity(KB_COLUMN_COUNT);
-            row.extend_from_slice(&kb[..4]);
-            row.push(f[t::RESOLUTION].clone());
-            row.extend_from_slice(&kb[4..6]);
-            row.extend([f[t::USES].clone(), last_used.clone()]);
+            // the error's columns, and the fix's own (its last use: the
+            // error's for an older writer's row, which has none of its own)
+            let mut row = errors.get(&error_id)?.clone();
+            row[RESOLUTION] = f[t::RESOLUTION].clone();
+            row[USE_COUNT] = f[t::USES].clone();
+            if fix.last_used != Value::Null {
+                row[LAST_USED] = fix.last_used.clone();
+            }
             Some(Candidate {
                 row,
                 fix_id: match f[t::FIX_ID] {
@@ -517,7 +521,7 @@ fn choose(query: &Query, candidates: Vec<Candidate>, stage: Stage, distance: Opt
             // project's tests, and what met them, say nothing of this one's
             // (an `assert <V> in <V>` is every such assertion once masked).
             if c.elsewhere.is_some() {
-                let original_error = c.row.get(3).and_then(Value::as_text).unwrap_or("");
+                let original_error = c.row.get(ERROR_RAW).and_then(Value::as_text).unwrap_or("");
                 if crate::text::signature::states_an_unmet_expectation(&c.headline, original_error) {
                     return None;
                 }
@@ -533,7 +537,7 @@ fn choose(query: &Query, candidates: Vec<Candidate>, stage: Stage, distance: Opt
     let mut kept = kept.into_iter();
     let (_, best) = kept.next()?;
     let (other_fix, other_origin, other_uid) = match kept.next() {
-        Some((_, c)) => (c.row.get(4).and_then(Value::as_text).map(str::to_owned), Some(c.origin), c.fix_uid),
+        Some((_, c)) => (c.row.get(RESOLUTION).and_then(Value::as_text).map(str::to_owned), Some(c.origin), c.fix_uid),
         None => (None, None, None),
     };
     Some(Hit {
@@ -574,7 +578,7 @@ fn edits_another_errors_file(c: &Candidate, fix: &FixFields, files: &[String]) -
     if edited.is_empty() {
         return false;
     }
-    let original_error = c.row.get(3).and_then(Value::as_text).unwrap_or("");
+    let original_error = c.row.get(ERROR_RAW).and_then(Value::as_text).unwrap_or("");
     let original = crate::text::paths_in_text::path_names(&format!("{original_error}\n{}", c.headline));
     edited.iter().all(|f| original.iter().any(|o| o == f)) && !edited.iter().any(|f| files.iter().any(|q| q == f))
 }
@@ -692,7 +696,7 @@ mod tests {
 
     fn with_fix(resolution: &str) -> Candidate {
         let mut row = vec![Value::Null; KB_COLUMN_COUNT];
-        row[4] = Value::Text(resolution.to_owned());
+        row[RESOLUTION] = Value::Text(resolution.to_owned());
         Candidate {
             row,
             fix_id: Some(1),

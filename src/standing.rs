@@ -191,12 +191,12 @@ const APPLIED_SQL: &str = include_str!("../sql/search/applied.sql");
 const TELLABLE_COLUMNS: c_int = 15;
 /// Where tellable.sql gives a fix's id, uid, content, time, where it was
 /// learned, an old writer's row's uses, and its counts (fix_standing.sql's
-/// columns).
-const FIX_ID: c_int = 1;
-const UID: c_int = 2;
-const FIX_KEY: c_int = 3;
-/// (the columns up to `origin` are tellable's own first seven)
-const ORIGIN: c_int = 6;
+/// columns). Its first seven, up to `origin`, are tellable's own first
+/// seven (`column`).
+const FIX_ID: c_int = column::FIX_ID as c_int;
+const UID: c_int = column::UID as c_int;
+const FIX_KEY: c_int = column::FIX_KEY as c_int;
+const ORIGIN: c_int = column::ORIGIN as c_int;
 const TS: c_int = 7;
 const ANY_PROJECT: c_int = 8;
 const HERE: c_int = 9;
