@@ -430,7 +430,9 @@ WHERE (SELECT user_version FROM pragma_user_version) < 17
 UPDATE events SET data = redact_user_names(data), project_path = redact_private(project_path),
                   project = path_basename(redact_private(project_path))
 WHERE (SELECT user_version FROM pragma_user_version) BETWEEN 17 AND 22
-  AND typeof(data) = 'text' AND (instr(data, 'wsl') OR data LIKE '%users%' OR project_path LIKE '%users%')
+  -- (LIKE: a share's host is any case, `\\WSL$`)
+  AND typeof(data) = 'text'
+  AND (data LIKE '%wsl%' OR data LIKE '%users%' OR project_path LIKE '%wsl%' OR project_path LIKE '%users%')
   AND (redact_user_names(data) <> data OR redact_private(project_path) <> project_path);
 -- (version 17 took every event's signature for a credential: each is made
 -- again from the error's stored text)
